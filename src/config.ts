@@ -1,0 +1,91 @@
+/**
+ * Environment configuration, read and validated once. Every problem is reported
+ * together so an operator can fix a bad deployment in one pass.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  /** Set: a PostgreSQL server (production path). Unset: embedded PGlite under dataDir. */
+  databaseUrl: string | undefined;
+  dbPoolSize: number;
+  dataDir: string;
+  jwtSecret: string | undefined;
+  jwtIssuer: string;
+  jwtAudience: string;
+  jwksUrl: string | undefined;
+  logLevel: string;
+  /** Seed demo data into an empty embedded database on start. */
+  demo: boolean;
+  production: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    problems.push(`${name} must be a whole number between ${min} and ${max} (got "${raw}")`);
+    return fallback;
+  }
+  const value = Number(raw);
+  if (value < min || value > max) problems.push(`${name} must be between ${min} and ${max} (got ${value})`);
+  return value;
+}
+
+function urlVar(env: NodeJS.ProcessEnv, name: string, protocols: string[], problems: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const url = new URL(raw);
+    if (!protocols.includes(url.protocol)) {
+      problems.push(`${name} must use ${protocols.join(' or ')} (got "${url.protocol}")`);
+    }
+  } catch {
+    problems.push(`${name} is not a valid URL`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const production = env.NODE_ENV === 'production';
+  const databaseUrl = urlVar(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems);
+  const jwksUrl = urlVar(env, 'JWKS_URL', ['https:', 'http:'], problems);
+  const jwtSecret = env.JWT_SECRET || undefined;
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
+    problems.push('JWT_SECRET must be at least 32 bytes long');
+  }
+  if (databaseUrl && production && !jwtSecret && !jwksUrl) {
+    problems.push('JWT_SECRET or JWKS_URL is required when NODE_ENV=production and DATABASE_URL is set');
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  const demoRaw = env.DEMO ?? '1';
+  if (!['0', '1', 'true', 'false'].includes(demoRaw)) problems.push(`DEMO must be 0 or 1 (got "${demoRaw}")`);
+  const host = env.HOST || '127.0.0.1';
+
+  const config: Config = {
+    port: intVar(env, 'PORT', 3000, 0, 65535, problems),
+    host,
+    databaseUrl,
+    dbPoolSize: intVar(env, 'DB_POOL_SIZE', 10, 1, 500, problems),
+    dataDir: env.DATA_DIR || './data',
+    jwtSecret,
+    jwtIssuer: env.JWT_ISSUER || 'patchbay',
+    jwtAudience: env.JWT_AUDIENCE || 'patchbay-api',
+    jwksUrl,
+    logLevel,
+    demo: demoRaw === '1' || demoRaw === 'true',
+    production,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,236 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Scope } from '../../platform/auth/scope.js';
+import type { DB } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/transaction.js';
+
+export interface CustomerFilter {
+  search?: string | undefined;
+  productId?: number | undefined;
+  from: Date | null;
+  to: Date | null;
+}
+
+export interface CustomerRecord {
+  id: number;
+  account_id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  status: 'active' | 'removed';
+  email_verified: boolean;
+  product_ids: number[];
+  product_names: string[];
+  created_at: Date;
+}
+
+const escapeLike = (term: string) => term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Every customer query starts here: the workspace predicate plus the caller's product scope. */
+function visible(db: Executor, scope: Scope) {
+  let query = db.selectFrom('developer_customers as dc').where('dc.workspace_id', '=', scope.workspaceId);
+  if (scope.products !== 'all') {
+    const ids = [...scope.products];
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('customer_products as cp')
+          .select(sql`1`.as('one'))
+          .whereRef('cp.developer_customer_id', '=', 'dc.id')
+          .where('cp.workspace_id', '=', scope.workspaceId)
+          .where('cp.product_id', '=', sql<number>`any(${ids}::int[])`),
+      ),
+    );
+  }
+  return query;
+}
+
+function applyFilter<O>(query: SelectQueryBuilder<DB & { dc: DB['developer_customers'] }, 'dc', O>, scope: Scope, filter: CustomerFilter) {
+  let q = query.where('dc.status', '=', 'active');
+  if (filter.search) q = q.where('dc.search_text', 'like', `%${escapeLike(filter.search)}%`);
+  if (filter.from) q = q.where('dc.created_at', '>=', filter.from);
+  if (filter.to) q = q.where('dc.created_at', '<', filter.to);
+  if (filter.productId !== undefined) {
+    const productId = filter.productId;
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('customer_products as cpf')
+          .select(sql`1`.as('one'))
+          .whereRef('cpf.developer_customer_id', '=', 'dc.id')
+          .where('cpf.workspace_id', '=', scope.workspaceId)
+          .where('cpf.product_id', '=', productId),
+      ),
+    );
+  }
+  return q;
+}
+
+function productRestriction(scope: Scope) {
+  return scope.products === 'all' ? sql`` : sql`and cp.product_id = any(${[...scope.products]}::int[])`;
+}
+
+const productIdsOf = (scope: Scope) =>
+  sql<number[]>`array(select cp.product_id from customer_products cp where cp.developer_customer_id = dc.id and cp.workspace_id = dc.workspace_id ${productRestriction(scope)} order by cp.product_id)`;
+
+const productNamesOf = (scope: Scope) =>
+  sql<string[]>`array(select p.name from customer_products cp join products p on p.id = cp.product_id and p.workspace_id = cp.workspace_id where cp.developer_customer_id = dc.id and cp.workspace_id = dc.workspace_id ${productRestriction(scope)} order by p.name)`;
+
+function selectRecord(query: ReturnType<typeof visible>, scope: Scope, withNames: boolean) {
+  return query
+    .innerJoin('accounts as a', 'a.id', 'dc.account_id')
+    .select([
+      'dc.id',
+      'dc.account_id',
+      'dc.email',
+      'dc.first_name',
+      'dc.last_name',
+      'dc.status',
+      'a.email_verified',
+      'dc.created_at',
+      productIdsOf(scope).as('product_ids'),
+      (withNames ? productNamesOf(scope) : sql<string[]>`'{}'::text[]`).as('product_names'),
+    ]);
+}
+
+export async function listCustomers(
+  db: Executor,
+  scope: Scope,
+  filter: CustomerFilter,
+  page: { limit: number; offset: number },
+): Promise<CustomerRecord[]> {
+  return selectRecord(applyFilter(visible(db, scope), scope, filter), scope, false)
+    .orderBy('dc.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+const isUnfiltered = (scope: Scope, f: CustomerFilter) =>
+  scope.products === 'all' && !f.search && f.productId === undefined && !f.from && !f.to;
+
+export async function countCustomers(db: Executor, scope: Scope, filter: CustomerFilter): Promise<number> {
+  if (isUnfiltered(scope, filter)) {
+    // Maintained in the same transactions that add and remove relationships.
+    const row = await db
+      .selectFrom('workspace_stats')
+      .where('workspace_id', '=', scope.workspaceId)
+      .select('active_customers')
+      .executeTakeFirst();
+    return row?.active_customers ?? 0;
+  }
+  const row = await applyFilter(visible(db, scope), scope, filter)
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** Keyset batches (newest first) so an export never holds more than one batch in memory. */
+export async function* customerBatches(db: Executor, scope: Scope, filter: CustomerFilter, batchSize: number): AsyncGenerator<CustomerRecord[]> {
+  let before = 2147483647;
+  for (;;) {
+    const batch = await selectRecord(applyFilter(visible(db, scope), scope, filter), scope, true)
+      .where('dc.id', '<', before)
+      .orderBy('dc.id', 'desc')
+      .limit(batchSize)
+      .execute();
+    if (batch.length === 0) return;
+    yield batch;
+    if (batch.length < batchSize) return;
+    before = batch[batch.length - 1]!.id;
+  }
+}
+
+export async function findByAccountId(db: Executor, scope: Scope, accountId: number, lock = false) {
+  let query = visible(db, scope)
+    .where('dc.account_id', '=', accountId)
+    .select(['dc.id', 'dc.account_id', 'dc.status']);
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function markRemoved(tx: Tx, scope: Scope, id: number, reason: string | null): Promise<void> {
+  await tx
+    .updateTable('developer_customers')
+    .set({ status: 'removed', removed_at: new Date(), removal_reason: reason, first_name: null, last_name: null, updated_at: new Date() })
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteMarketingRecords(tx: Tx, scope: Scope, accountId: number): Promise<number> {
+  const result = await tx
+    .deleteFrom('marketing_consents')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Finds or creates the global accounts for these (normalised, distinct) e-mails. */
+export async function ensureAccounts(tx: Tx, _scope: Scope, emails: string[], normalised: string[]): Promise<Map<string, number>> {
+  await sql`
+    insert into accounts (email, email_normalized)
+    select * from unnest(${emails}::text[], ${normalised}::text[])
+    on conflict (email_normalized) do nothing`.execute(tx);
+  const found = await sql<{ id: number; email_normalized: string }>`
+    select id, email_normalized from accounts where email_normalized = any(${normalised}::text[])`.execute(tx);
+  return new Map(found.rows.map((r) => [r.email_normalized, r.id]));
+}
+
+export interface RelationshipInput {
+  accountId: number;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+/**
+ * Creates relationships, re-activates removed ones and refreshes names.
+ * `activated` counts relationships that became active in this call; it is exact
+ * under concurrent imports because re-activation re-checks the status under the
+ * row lock and `xmax = 0` marks rows this statement inserted.
+ */
+export async function upsertRelationships(
+  tx: Tx,
+  scope: Scope,
+  rows: RelationshipInput[],
+  source: string,
+): Promise<{ ids: Map<number, number>; activated: number }> {
+  const input = sql`unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.email)}::text[],
+      ${rows.map((r) => r.firstName)}::text[], ${rows.map((r) => r.lastName)}::text[]) as t(account_id, email, first_name, last_name)`;
+  const reactivated = await sql<{ id: number }>`
+    update developer_customers dc set status = 'active', removed_at = null, removal_reason = null,
+      first_name = t.first_name, last_name = t.last_name, updated_at = now()
+    from ${input}
+    where dc.workspace_id = ${scope.workspaceId} and dc.account_id = t.account_id and dc.status = 'removed'
+    returning dc.id`.execute(tx);
+  const upserted = await sql<{ id: number; account_id: number; inserted: boolean }>`
+    insert into developer_customers as dc (workspace_id, account_id, email, first_name, last_name, source)
+    select ${scope.workspaceId}, account_id, email, first_name, last_name, ${source} from ${input}
+    on conflict (workspace_id, account_id) do update set
+      first_name = coalesce(excluded.first_name, dc.first_name),
+      last_name = coalesce(excluded.last_name, dc.last_name),
+      updated_at = now()
+    returning dc.id, dc.account_id, (dc.xmax = 0) as inserted`.execute(tx);
+  let activated = reactivated.rows.length;
+  const ids = new Map<number, number>();
+  for (const row of upserted.rows) {
+    ids.set(row.account_id, row.id);
+    if (row.inserted) activated += 1;
+  }
+  return { ids, activated };
+}
+
+export async function linkProducts(tx: Tx, scope: Scope, customerIds: number[], productIds: number[]): Promise<void> {
+  if (customerIds.length === 0) return;
+  await sql`
+    insert into customer_products (workspace_id, developer_customer_id, product_id)
+    select ${scope.workspaceId}, * from unnest(${customerIds}::int[], ${productIds}::int[])
+    on conflict do nothing`.execute(tx);
+}
+
+export async function recordConsents(tx: Tx, scope: Scope, accountIds: number[], source: string): Promise<void> {
+  if (accountIds.length === 0) return;
+  await sql`
+    insert into marketing_consents (workspace_id, account_id, channel, source)
+    select ${scope.workspaceId}, a, 'email', ${source} from unnest(${accountIds}::int[]) as a
+    on conflict do nothing`.execute(tx);
+}

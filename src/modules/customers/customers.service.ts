@@ -1,0 +1,214 @@
+import type { Readable } from 'node:stream';
+import { writeAudit } from '../../platform/audit/audit.repo.js';
+import { hasPermission, type Scope } from '../../platform/auth/scope.js';
+import { csvDocument, csvStream } from '../../platform/csv/stream.js';
+import type { Db } from '../../platform/db/database.js';
+import { type Executor, inTransaction } from '../../platform/db/transaction.js';
+import { parseDateRange } from '../../platform/http/date-range.js';
+import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
+import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
+import { ImportErrors, type RowError } from '../../platform/import/errors.js';
+import type { RawImport } from '../../platform/import/import-request.js';
+import { ProductMapping } from '../products/product-mapping.js';
+import { ProductResolver } from '../products/products.service.js';
+import { IMPORT_COLUMNS, validateCustomerRow, type ValidCustomerRow } from './customers.import.js';
+import * as repo from './customers.repo.js';
+import { CustomerErrors } from './customers.errors.js';
+import type { CustomerListQuery, CustomerRow, ImportResult, RemoveCustomerBody, RemoveCustomerResult } from './customers.schemas.js';
+
+const EXPORT_BATCH = 5_000;
+const WRITE_BATCH = 5_000;
+
+function toFilter(query: CustomerListQuery): repo.CustomerFilter {
+  const window = parseDateRange(query.dateRange);
+  return { search: query.search?.trim() || undefined, productId: query.productId, from: window.from, to: window.to };
+}
+
+function toRow(r: repo.CustomerRecord): CustomerRow {
+  return {
+    id: r.id,
+    customer_id: r.account_id,
+    email: r.email,
+    first_name: r.first_name,
+    last_name: r.last_name,
+    status: r.status,
+    email_verification_status: r.email_verified ? 'verified' : 'unverified',
+    product_ids: r.product_ids,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+export async function listCustomers(db: Db, scope: Scope, query: CustomerListQuery) {
+  const filter = toFilter(query);
+  const page = query.page ?? 1;
+  const pageSize = query.limit ?? DEFAULT_PAGE_SIZE;
+  const [rows, total] = await Promise.all([
+    repo.listCustomers(db, scope, filter, { limit: pageSize, offset: (page - 1) * pageSize }),
+    repo.countCustomers(db, scope, filter),
+  ]);
+  return { rows: rows.map(toRow), total, page, pageSize };
+}
+
+export const EXPORT_COLUMNS = [
+  'id',
+  'customer_id',
+  'email',
+  'first_name',
+  'last_name',
+  'status',
+  'email_verification_status',
+  'products',
+  'created_at',
+];
+
+export function exportCustomers(db: Db, scope: Scope, query: CustomerListQuery): Readable {
+  const filter = toFilter(query);
+  async function* batches() {
+    for await (const batch of repo.customerBatches(db, scope, filter, EXPORT_BATCH)) {
+      yield batch.map((r) => {
+        const row = toRow(r);
+        return [row.id, row.customer_id, row.email, row.first_name, row.last_name, row.status, row.email_verification_status, r.product_names.join('; '), row.created_at];
+      });
+    }
+  }
+  return csvStream(EXPORT_COLUMNS, batches());
+}
+
+/** The import template: the import's own columns and two rows that import unchanged. */
+export async function importTemplate(db: Db, scope: Scope): Promise<string> {
+  const resolver = await ProductResolver.load(db, scope);
+  const product = resolver.first;
+  return csvDocument(
+    [...IMPORT_COLUMNS],
+    [
+      ['ann.lee@example.com', 'Ann', 'Lee', product?.id ?? '', '', 'true'],
+      ['sam.ortiz@example.com', 'Sam', 'Ortiz', '', product?.name ?? '', 'false'],
+    ],
+  );
+}
+
+export interface ImportOutcome {
+  status: 201 | 207;
+  body: ImportResult;
+}
+
+/**
+ * All-or-nothing per import: rows are validated first; the valid ones are then
+ * written in one transaction, in batches. A row that fails validation is
+ * reported, never half-written; an infrastructure failure commits nothing.
+ */
+export async function importCustomers(db: Executor, scope: Scope, input: RawImport): Promise<ImportOutcome> {
+  if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
+  const resolver = await ProductResolver.load(db, scope);
+  const mapping = ProductMapping.parse(resolver, input.productMappings);
+
+  const errors: RowError[] = [];
+  const valid: ValidCustomerRow[] = [];
+  input.rows.forEach((raw, index) => {
+    const result = validateCustomerRow(raw, index + 1, scope, mapping);
+    if (result.ok) valid.push(result.value);
+    else errors.push(...result.errors);
+  });
+  const failedRows = new Set(errors.map((e) => e.row)).size;
+  if (valid.length === 0) {
+    throw new AppError(ImportErrors.IMPORT_REJECTED, 'No row could be imported; see errors', {
+      errors,
+      body: { success: false, importedCount: 0, insertedCount: 0, failedCount: failedRows },
+    });
+  }
+
+  // One relationship per e-mail: later rows refine names and add products.
+  const merged = new Map<string, ValidCustomerRow>();
+  for (const row of valid) {
+    const seen = merged.get(row.emailNormalized);
+    if (!seen) merged.set(row.emailNormalized, { ...row, productIds: [...row.productIds] });
+    else {
+      seen.firstName = row.firstName ?? seen.firstName;
+      seen.lastName = row.lastName ?? seen.lastName;
+      seen.productIds.push(...row.productIds);
+      seen.marketingConsent ||= row.marketingConsent;
+    }
+  }
+  const unique = [...merged.values()];
+
+  const inserted = await inTransaction(db, async (tx) => {
+    let activated = 0;
+    for (let i = 0; i < unique.length; i += WRITE_BATCH) {
+      const batch = unique.slice(i, i + WRITE_BATCH);
+      const accounts = await repo.ensureAccounts(tx, scope, batch.map((r) => r.email), batch.map((r) => r.emailNormalized));
+      const rels = batch.map((r) => ({ accountId: accounts.get(r.emailNormalized)!, email: r.email, firstName: r.firstName, lastName: r.lastName }));
+      const { ids, activated: n } = await repo.upsertRelationships(tx, scope, rels, 'import');
+      activated += n;
+      const linkCustomers: number[] = [];
+      const linkProducts: number[] = [];
+      const consenting: number[] = [];
+      for (const r of batch) {
+        const accountId = accounts.get(r.emailNormalized)!;
+        const customerId = ids.get(accountId)!;
+        for (const productId of new Set(r.productIds)) {
+          linkCustomers.push(customerId);
+          linkProducts.push(productId);
+        }
+        if (r.marketingConsent) consenting.push(accountId);
+      }
+      await repo.linkProducts(tx, scope, linkCustomers, linkProducts);
+      await repo.recordConsents(tx, scope, consenting, 'import');
+    }
+    await writeAudit(tx, scope, {
+      action: 'customers.imported',
+      subjectType: 'workspace',
+      subjectId: scope.workspaceId,
+      data: { source: input.source, rows: input.rows.length, accepted: valid.length, inserted: activated, failed: failedRows },
+    });
+    return activated;
+  });
+
+  const body: ImportResult = {
+    success: errors.length === 0,
+    importedCount: valid.length,
+    insertedCount: inserted,
+    failedCount: failedRows,
+    errors,
+  };
+  return { status: errors.length === 0 ? 201 : 207, body };
+}
+
+const YES = /^\s*yes\s*$/i;
+
+export async function removeCustomer(
+  db: Db,
+  scope: Scope,
+  customerId: number,
+  body: RemoveCustomerBody | undefined,
+): Promise<RemoveCustomerResult> {
+  const existing = await repo.findByAccountId(db, scope, customerId);
+  if (!existing) throw notFound('Customer');
+  if (!hasPermission(scope, 'customers.manage')) throw forbidden('customers.manage');
+  const confirmed = body?.confirm === true || (typeof body?.confirmation === 'string' && YES.test(body.confirmation));
+  if (!confirmed) {
+    throw new AppError(CustomerErrors.CONFIRMATION_REQUIRED, 'Send "confirm": true or "confirmation": "yes" to remove this customer relationship');
+  }
+
+  return inTransaction(db, async (tx) => {
+    const row = await repo.findByAccountId(tx, scope, customerId, true);
+    if (!row) throw notFound('Customer');
+    const base = { ok: true, customer_id: row.account_id, developer_customer_id: row.id };
+    if (row.status === 'removed') {
+      return { ...base, alreadyRemoved: true, already_removed: true, message: 'The customer relationship was already removed' };
+    }
+    await repo.markRemoved(tx, scope, row.id, body?.reason?.trim() || null);
+    const marketing = await repo.deleteMarketingRecords(tx, scope, row.account_id);
+    await writeAudit(tx, scope, {
+      action: 'customer.removed',
+      subjectType: 'customer',
+      subjectId: row.account_id,
+      data: { developerCustomerId: row.id, reason: body?.reason ?? null, marketingRecordsDeleted: marketing },
+    });
+    return {
+      ...base,
+      alreadyRemoved: false,
+      already_removed: false,
+      message: 'Customer relationship removed. The customer account, purchases and financial records are kept.',
+    };
+  });
+}

@@ -1,0 +1,172 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { FormatRegistry } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { isEmail } from '../platform/import/fields.js';
+import { isPermission, WILDCARD } from '../platform/auth/permissions.js';
+import { operatorScope } from '../platform/auth/scope.js';
+import { signAccessToken, type JwtSettings } from '../platform/auth/jwt.js';
+import type { Db } from '../platform/db/database.js';
+import { importCustomers } from '../modules/customers/customers.service.js';
+import * as workspaces from '../modules/workspaces/workspaces.repo.js';
+
+if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', isEmail);
+
+const Key = Type.String({ minLength: 1, maxLength: 100 });
+
+export const FixtureDocument = Type.Object(
+  {
+    workspaces: Type.Optional(
+      Type.Array(Type.Object({ key: Key, name: Type.String({ minLength: 1 }), billingEligible: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+    ),
+    accounts: Type.Optional(
+      Type.Array(Type.Object({ key: Key, email: Type.String({ format: 'email' }), emailVerified: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+    ),
+    memberships: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            account: Key,
+            workspace: Key,
+            owner: Type.Optional(Type.Boolean()),
+            permissions: Type.Optional(Type.Array(Type.String())),
+            products: Type.Optional(Type.Union([Type.Literal('all'), Type.Array(Key)])),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    products: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Key,
+            workspace: Key,
+            name: Type.String({ minLength: 1 }),
+            maxActivations: Type.Optional(Type.Integer({ minimum: 0 })),
+            priceCents: Type.Optional(Type.Integer({ minimum: 0 })),
+            currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    customers: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Type.Optional(Key),
+            workspace: Key,
+            email: Type.String(),
+            firstName: Type.Optional(Type.String()),
+            lastName: Type.Optional(Type.String()),
+            products: Type.Optional(Type.Array(Key)),
+            marketingConsent: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    tokens: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { key: Key, account: Key, workspace: Key, ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })) },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type FixtureDocument = Static<typeof FixtureDocument>;
+
+export interface FixtureResult {
+  ids: { workspaces: Record<string, number>; accounts: Record<string, number>; products: Record<string, number>; customers: Record<string, number> };
+  tokens: Record<string, string>;
+}
+
+export class FixtureError extends Error {}
+
+function lookup(map: Record<string, number>, kind: string, key: string): number {
+  const id = map[key];
+  if (id === undefined) throw new FixtureError(`Unknown ${kind} key "${key}"`);
+  return id;
+}
+
+export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Promise<FixtureResult> {
+  if (!Value.Check(FixtureDocument, input)) {
+    const problems = [...Value.Errors(FixtureDocument, input)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
+    throw new FixtureError(`Invalid fixture document:\n  ${problems.join('\n  ')}`);
+  }
+  const doc = input;
+  for (const m of doc.memberships ?? []) {
+    for (const p of m.permissions ?? []) {
+      if (p !== WILDCARD && !isPermission(p)) throw new FixtureError(`Unknown permission "${p}"`);
+    }
+  }
+  if ((doc.tokens?.length ?? 0) > 0 && !jwt.secret) throw new FixtureError('Tokens need JWT_SECRET (tokens from JWKS_URL are issued by the identity provider)');
+
+  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {} };
+  await db.transaction().execute(async (tx) => {
+    for (const w of doc.workspaces ?? []) {
+      ids.workspaces[w.key] = await workspaces.createWorkspace(tx, { name: w.name, billingEligible: w.billingEligible ?? false });
+    }
+    for (const a of doc.accounts ?? []) {
+      ids.accounts[a.key] = await workspaces.upsertAccount(tx, { email: a.email, emailVerified: a.emailVerified ?? false });
+    }
+    for (const p of doc.products ?? []) {
+      ids.products[p.key] = await workspaces.createProduct(tx, {
+        workspaceId: lookup(ids.workspaces, 'workspace', p.workspace),
+        name: p.name,
+        maxActivations: p.maxActivations ?? 3,
+        priceCents: p.priceCents ?? 0,
+        currency: p.currency ?? 'usd',
+      });
+    }
+    for (const m of doc.memberships ?? []) {
+      const products = m.products ?? (m.owner ? 'all' : []);
+      await workspaces.addMembership(tx, {
+        workspaceId: lookup(ids.workspaces, 'workspace', m.workspace),
+        accountId: lookup(ids.accounts, 'account', m.account),
+        owner: m.owner ?? false,
+        permissions: m.permissions ?? [],
+        productIds: products === 'all' ? 'all' : products.map((k) => lookup(ids.products, 'product', k)),
+      });
+    }
+    // Customers go through the import use case so fixtures obey the same rules.
+    const byWorkspace = new Map<string, NonNullable<FixtureDocument['customers']>>();
+    for (const c of doc.customers ?? []) byWorkspace.set(c.workspace, [...(byWorkspace.get(c.workspace) ?? []), c]);
+    for (const [key, customers] of byWorkspace) {
+      const workspaceId = lookup(ids.workspaces, 'workspace', key);
+      const scope = operatorScope(workspaceId, 0);
+      const rows = customers.flatMap((c) => {
+        const products = c.products?.length ? c.products : [null];
+        return products.map((p) => ({
+          email: c.email,
+          firstname: c.firstName,
+          lastname: c.lastName,
+          productid: p === null ? undefined : lookup(ids.products, 'product', p),
+          marketingconsent: c.marketingConsent,
+        }));
+      });
+      const outcome = await importCustomers(tx, scope, { rows, productMappings: undefined, source: 'json' });
+      if (outcome.body.errors.length > 0) throw new FixtureError(`Invalid customers: ${JSON.stringify(outcome.body.errors.slice(0, 5))}`);
+      const found = await tx
+        .selectFrom('developer_customers')
+        .where('workspace_id', '=', workspaceId)
+        .where('email', 'in', customers.map((c) => c.email.trim()))
+        .select(['email', 'account_id'])
+        .execute();
+      const accountByEmail = new Map(found.map((f) => [f.email.toLowerCase(), f.account_id]));
+      for (const c of customers) if (c.key) ids.customers[c.key] = accountByEmail.get(c.email.trim().toLowerCase())!;
+    }
+  });
+
+  const tokens: Record<string, string> = {};
+  for (const t of doc.tokens ?? []) {
+    tokens[t.key] = await signAccessToken(
+      { secret: jwt.secret!, issuer: jwt.issuer, audience: jwt.audience },
+      { accountId: lookup(ids.accounts, 'account', t.account), workspaceId: lookup(ids.workspaces, 'workspace', t.workspace), ttlSeconds: t.ttlSeconds ?? 3600 },
+    );
+  }
+  return { ids, tokens };
+}

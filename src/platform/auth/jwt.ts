@@ -1,0 +1,72 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+
+export interface TokenClaims {
+  accountId: number;
+  workspaceId: number | null;
+}
+
+export interface JwtSettings {
+  secret: string | undefined;
+  issuer: string;
+  audience: string;
+  jwksUrl: string | undefined;
+}
+
+export class InvalidTokenError extends Error {}
+
+const ASYMMETRIC = ['RS256', 'ES256', 'EdDSA'];
+
+function claimsOf(payload: JWTPayload): TokenClaims {
+  const sub = payload.sub;
+  if (typeof sub !== 'string' || !/^[1-9]\d{0,9}$/.test(sub)) throw new InvalidTokenError('sub must be an account id');
+  const wid = payload.wid;
+  if (wid !== undefined && !(Number.isInteger(wid) && (wid as number) > 0)) throw new InvalidTokenError('wid must be a workspace id');
+  return { accountId: Number(sub), workspaceId: (wid as number | undefined) ?? null };
+}
+
+/**
+ * Verifies bearer tokens. Algorithms are pinned per key source: HS256 for the
+ * shared secret, the asymmetric set for the JWKS. `exp` is mandatory.
+ */
+export function createTokenVerifier(settings: JwtSettings): (token: string) => Promise<TokenClaims> {
+  const secret = settings.secret ? new TextEncoder().encode(settings.secret) : undefined;
+  const jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl)) : undefined;
+  const common = { issuer: settings.issuer, audience: settings.audience, requiredClaims: ['exp', 'sub'] };
+  return async (token) => {
+    try {
+      let alg: unknown;
+      try {
+        alg = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')).alg;
+      } catch {
+        throw new InvalidTokenError('malformed token');
+      }
+      if (alg === 'HS256' && secret) {
+        const { payload } = await jwtVerify(token, secret, { ...common, algorithms: ['HS256'] });
+        return claimsOf(payload);
+      }
+      if (typeof alg === 'string' && ASYMMETRIC.includes(alg) && jwks) {
+        const { payload } = await jwtVerify(token, jwks, { ...common, algorithms: ASYMMETRIC });
+        return claimsOf(payload);
+      }
+      throw new InvalidTokenError('unsupported token algorithm');
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw error;
+      if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(error.code);
+      throw error;
+    }
+  };
+}
+
+export async function signAccessToken(
+  settings: Pick<JwtSettings, 'issuer' | 'audience'> & { secret: string },
+  claims: { accountId: number; workspaceId: number; ttlSeconds: number },
+): Promise<string> {
+  return new SignJWT({ wid: claims.workspaceId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(String(claims.accountId))
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + claims.ttlSeconds)
+    .sign(new TextEncoder().encode(settings.secret));
+}

@@ -1,0 +1,29 @@
+/**
+ * Permission catalogue. Names written in the contract are kept verbatim; the
+ * `*.view` / `*.manage` pairs it leaves implicit are added here. `*` grants all,
+ * and a workspace owner holds all of them.
+ */
+export const PERMISSIONS = {
+  'customers.view': 'List, search and export customers; download the import template',
+  'customers.manage': 'Import customers and remove customer relationships',
+  'serials.view': 'List, search and export serials and their audit trail',
+  'serials.manage': 'Generate and import serials; apply access actions; hide/show portal orders',
+  'purchases.view': 'List and export purchases',
+  'purchases.manage': 'Import purchases and grant access manually',
+  'products.view': 'Product dashboard, versions and package status',
+  'analytics.view': 'Dashboard statistics, sales performance and recent activity',
+  'reviews.view': 'Private reviews and moderation summaries',
+  'product_files.view': 'Delivery-file metadata and plugin package downloads',
+  'product_files.manage': 'Generate and regenerate plugin packages',
+  'credentials.view': 'Package credential status, plugin connection status and REST configuration',
+  'storefront.manage': 'Storefront integration package',
+  'partners.view': 'Affiliate and collaborator programs',
+  'partners.manage': 'Create and change affiliate and collaborator programs',
+} as const;
+
+export type Permission = keyof typeof PERMISSIONS;
+export const WILDCARD = '*';
+
+export function isPermission(value: string): value is Permission {
+  return Object.hasOwn(PERMISSIONS, value);
+}

@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { AppError, CommonErrors, defineErrors, forbidden } from '../http/errors.js';
+import { type TokenClaims, InvalidTokenError } from './jwt.js';
+import type { Permission } from './permissions.js';
+import { createScope, hasPermission, type Scope } from './scope.js';
+
+export const AuthErrors = defineErrors({
+  WORKSPACE_REQUIRED: { status: 400, title: 'No workspace selected' },
+  WORKSPACE_ACCESS_DENIED: { status: 403, title: 'Not a member of this workspace' },
+  ALL_PRODUCTS_SCOPE_REQUIRED: { status: 403, title: 'This action needs all-products workspace access' },
+});
+
+/**
+ * Every route declares one. `permission` is checked before the handler runs;
+ * `recordPermission` is documentation for checks a service makes after it has
+ * fetched a record with the scope (so a foreign record is a 404, not a 403).
+ */
+export type RoutePolicy =
+  | { auth: 'public' }
+  | { auth: 'account'; permission: Permission | null; recordPermission?: Permission; allProducts?: boolean };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    policy?: RoutePolicy;
+  }
+  interface FastifyRequest {
+    scope: Scope | null;
+  }
+}
+
+/** Routes owned by documentation plugins, which cannot carry our route config. */
+const DOC_ROUTE = /^\/docs(\/|$)/;
+
+export function requireScope(request: FastifyRequest): Scope {
+  if (!request.scope) throw new AppError(CommonErrors.UNAUTHENTICATED, 'Authentication required');
+  return request.scope;
+}
+
+async function loadScope(db: Db, accountId: number, workspaceId: number): Promise<Scope | null> {
+  const row = await db
+    .selectFrom('memberships as m')
+    .where('m.workspace_id', '=', workspaceId)
+    .where('m.account_id', '=', accountId)
+    .select([
+      'm.owner',
+      'm.permissions',
+      'm.all_products',
+      sql<number[]>`array(select mp.product_id from membership_products mp where mp.workspace_id = m.workspace_id and mp.account_id = m.account_id)`.as(
+        'product_ids',
+      ),
+    ])
+    .executeTakeFirst();
+  if (!row) return null;
+  return createScope({
+    accountId,
+    workspaceId,
+    owner: row.owner,
+    permissions: row.permissions,
+    allProducts: row.all_products,
+    productIds: row.product_ids,
+  });
+}
+
+const unauthenticated = (detail: string) => new AppError(CommonErrors.UNAUTHENTICATED, detail, { headers: { 'www-authenticate': 'Bearer' } });
+
+export function registerPolicy(app: FastifyInstance, db: Db, verify: (token: string) => Promise<TokenClaims>): void {
+  app.decorateRequest('scope', null);
+
+  app.addHook('onRoute', (route) => {
+    if (DOC_ROUTE.test(route.url) || route.url === '/openapi.json') {
+      route.config = { ...(route.config ?? {}), policy: { auth: 'public' } } as typeof route.config;
+      return;
+    }
+    if (!route.config?.policy) throw new Error(`Route ${route.method} ${route.url} declares no access policy`);
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+    const policy = request.routeOptions.config?.policy;
+    if (!policy || policy.auth === 'public') return;
+
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/.exec(header) : null;
+    if (!match?.[1]) throw unauthenticated(header ? 'Malformed Authorization header' : 'Missing bearer token');
+    let claims: TokenClaims;
+    try {
+      claims = await verify(match[1]);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw unauthenticated('Invalid or expired token');
+      throw error;
+    }
+
+    const picked = request.headers['x-workspace-id'];
+    let workspaceId = claims.workspaceId;
+    if (picked !== undefined) {
+      if (typeof picked !== 'string' || !/^[1-9]\d{0,9}$/.test(picked) || Number(picked) > 2147483647) {
+        throw new AppError(CommonErrors.VALIDATION_FAILED, 'X-Workspace-Id must be a workspace id');
+      }
+      workspaceId = Number(picked);
+    }
+    if (workspaceId === null) throw new AppError(AuthErrors.WORKSPACE_REQUIRED, 'Send X-Workspace-Id or use a token with a workspace');
+
+    const scope = await loadScope(db, claims.accountId, workspaceId);
+    if (!scope) throw new AppError(AuthErrors.WORKSPACE_ACCESS_DENIED, 'The account is not a member of the selected workspace');
+    request.scope = scope;
+
+    if (policy.permission && !hasPermission(scope, policy.permission)) throw forbidden(policy.permission);
+    if (policy.allProducts && scope.products !== 'all') {
+      throw new AppError(AuthErrors.ALL_PRODUCTS_SCOPE_REQUIRED, 'This action needs access to all products of the workspace');
+    }
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * Field readers for import rows. JSON rows carry typed values; CSV rows carry
+ * text. Each reader accepts both and reports a stable error code.
+ */
+export type FieldResult<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+
+const ok = <T>(value: T): FieldResult<T> => ({ ok: true, value });
+const fail = (code: string, message: string): FieldResult<never> => ({ ok: false, code, message });
+
+// Same shape as the `email` format of ajv-formats; the database normalises case.
+const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+export const isEmail = (value: string) => value.length <= 254 && EMAIL.test(value);
+
+const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+export function readEmail(value: unknown): FieldResult<string> {
+  if (isBlank(value)) return fail('REQUIRED', 'email is required');
+  if (typeof value !== 'string') return fail('INVALID_TYPE', 'email must be a string');
+  const email = value.trim();
+  if (email.length > 254 || !EMAIL.test(email)) return fail('INVALID_EMAIL', 'email is not a valid e-mail address');
+  return ok(email);
+}
+
+export function readOptionalText(value: unknown, name: string, maxLength: number): FieldResult<string | null> {
+  if (isBlank(value)) return ok(null);
+  if (typeof value !== 'string') return fail('INVALID_TYPE', `${name} must be a string`);
+  const text = value.trim();
+  if (text.length > maxLength) return fail('TOO_LONG', `${name} must be at most ${maxLength} characters`);
+  return ok(text);
+}
+
+export function readOptionalId(value: unknown, name: string): FieldResult<number | null> {
+  if (isBlank(value)) return ok(null);
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 2147483647) {
+    return fail('INVALID_TYPE', `${name} must be a positive integer`);
+  }
+  return ok(n);
+}
+
+export function readOptionalBoolean(value: unknown, name: string): FieldResult<boolean | null> {
+  if (isBlank(value)) return ok(null);
+  if (typeof value === 'boolean') return ok(value);
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (['true', 'yes', '1', 'y'].includes(text)) return ok(true);
+    if (['false', 'no', '0', 'n'].includes(text)) return ok(false);
+  }
+  return fail('INVALID_TYPE', `${name} must be true or false`);
+}

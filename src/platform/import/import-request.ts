@@ -1,0 +1,74 @@
+import type { FastifyRequest } from 'fastify';
+import { CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords } from '../csv/stream.js';
+import { AppError, CommonErrors } from '../http/errors.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportErrors } from './errors.js';
+
+/** Rows keyed by normalised field name (firstName, first_name and "First Name" are one field). */
+export interface RawImport {
+  rows: Array<Record<string, unknown>>;
+  productMappings: unknown;
+  source: 'json' | 'csv';
+}
+
+function normaliseKeys(row: unknown): Record<string, unknown> {
+  if (row === null || typeof row !== 'object' || Array.isArray(row)) return { __invalid: row };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) out[normaliseHeader(key)] = value;
+  return out;
+}
+
+const tooLarge = () =>
+  new AppError(ImportErrors.IMPORT_TOO_LARGE, `An import may hold at most ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES} bytes`);
+
+/**
+ * Reads an import from either a JSON body (`<arrayField>` and `productMappings`)
+ * or a multipart form (`file` CSV and a `productMappings` JSON field). The CSV
+ * is parsed as it streams in; limits are enforced while reading.
+ */
+export async function readImportRequest(request: FastifyRequest, arrayField: string): Promise<RawImport> {
+  if (!request.isMultipart()) {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const rows = body[arrayField];
+    if (!Array.isArray(rows)) {
+      throw new AppError(CommonErrors.VALIDATION_FAILED, `Send a "${arrayField}" array or a multipart "file"`, {
+        errors: [{ path: `body/${arrayField}`, message: 'must be an array' }],
+      });
+    }
+    if (rows.length > IMPORT_MAX_ROWS) throw tooLarge();
+    return { rows: rows.map(normaliseKeys), productMappings: body.productMappings, source: 'json' };
+  }
+
+  let rows: Array<Record<string, unknown>> | undefined;
+  let productMappings: unknown;
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file' || rows) {
+        part.file.resume();
+        throw new AppError(CommonErrors.VALIDATION_FAILED, 'Send exactly one file, in the "file" field');
+      }
+      rows = [];
+      try {
+        for await (const record of parseCsvRecords(part.file, IMPORT_MAX_ROWS)) rows.push(record);
+      } catch (error) {
+        if (error instanceof CsvTooManyRowsError) throw tooLarge();
+        if (error instanceof CsvFormatError) throw new AppError(ImportErrors.INVALID_CSV, error.message);
+        throw error;
+      }
+      if (part.file.truncated) throw tooLarge();
+    } else if (part.fieldname === 'productMappings') {
+      try {
+        productMappings = JSON.parse(String(part.value));
+      } catch {
+        throw new AppError(ImportErrors.INVALID_PRODUCT_MAPPING, 'productMappings must be a JSON object');
+      }
+    } else if (part.fieldname === arrayField) {
+      throw new AppError(CommonErrors.VALIDATION_FAILED, `Send "${arrayField}" as JSON, or a CSV "file" as multipart`);
+    }
+  }
+  if (!rows) {
+    throw new AppError(CommonErrors.VALIDATION_FAILED, 'The multipart form has no "file" part', {
+      errors: [{ path: 'body/file', message: 'is required' }],
+    });
+  }
+  return { rows, productMappings, source: 'csv' };
+}
