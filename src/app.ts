@@ -35,6 +35,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // JSON and multipart only: anything else is a 415, never a string body a handler might misread.
+  app.removeContentTypeParser('text/plain');
   app.addSchema(ProblemSchema);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

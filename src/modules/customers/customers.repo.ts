@@ -1,5 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { Scope } from '../../platform/auth/scope.js';
+import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
 import type { DB } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 
@@ -50,6 +50,8 @@ function applyFilter<O>(query: SelectQueryBuilder<DB & { dc: DB['developer_custo
   if (filter.to) q = q.where('dc.created_at', '<', filter.to);
   if (filter.productId !== undefined) {
     const productId = filter.productId;
+    // A filter on a product outside the scope matches nothing: filters narrow, never widen.
+    if (!canSeeProduct(scope, productId)) return q.where(sql<boolean>`false`);
     q = q.where(({ exists, selectFrom }) =>
       exists(
         selectFrom('customer_products as cpf')

@@ -4,7 +4,7 @@ import { requireScope } from '../../platform/auth/policy.js';
 import type { Db } from '../../platform/db/database.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
-import { readImportRequest } from '../../platform/import/import-request.js';
+import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
 import {
   CustomerIdParams,
   CustomerImportJson,
@@ -83,6 +83,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
     '/api/developer/customers/import',
     {
       bodyLimit: IMPORT_MAX_BYTES,
+      preValidation: multipartBodyPlaceholder,
       config: { policy: { auth: 'account', permission: 'customers.manage' } },
       schema: {
         tags,

@@ -129,7 +129,8 @@ export async function importCustomers(db: Executor, scope: Scope, input: RawImpo
       seen.marketingConsent ||= row.marketingConsent;
     }
   }
-  const unique = [...merged.values()];
+  // Sorted so that concurrent imports lock shared rows in the same order and cannot deadlock.
+  const unique = [...merged.values()].sort((x, y) => (x.emailNormalized < y.emailNormalized ? -1 : x.emailNormalized > y.emailNormalized ? 1 : 0));
 
   const inserted = await inTransaction(db, async (tx) => {
     let activated = 0;

@@ -28,6 +28,16 @@ declare module 'fastify' {
   interface FastifyRequest {
     scope: Scope | null;
   }
+  interface FastifyInstance {
+    /** Every registered route with its policy: drives the security matrix test and the docs. */
+    routeCatalog: RouteEntry[];
+  }
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  policy: RoutePolicy;
 }
 
 /** Routes owned by documentation plugins, which cannot carry our route config. */
@@ -67,13 +77,19 @@ const unauthenticated = (detail: string) => new AppError(CommonErrors.UNAUTHENTI
 
 export function registerPolicy(app: FastifyInstance, db: Db, verify: (token: string) => Promise<TokenClaims>): void {
   app.decorateRequest('scope', null);
+  const catalog: RouteEntry[] = [];
+  app.decorate('routeCatalog', catalog);
 
   app.addHook('onRoute', (route) => {
     if (DOC_ROUTE.test(route.url) || route.url === '/openapi.json') {
       route.config = { ...(route.config ?? {}), policy: { auth: 'public' } } as typeof route.config;
       return;
     }
-    if (!route.config?.policy) throw new Error(`Route ${route.method} ${route.url} declares no access policy`);
+    const policy = route.config?.policy;
+    if (!policy) throw new Error(`Route ${route.method} ${route.url} declares no access policy`);
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') catalog.push({ method, url: route.url, policy });
+    }
   });
 
   app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {

@@ -3,6 +3,14 @@ import { CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords }
 import { AppError, CommonErrors } from '../http/errors.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportErrors } from './errors.js';
 
+/**
+ * Multipart bodies are consumed by the handler as a stream; give the schema
+ * validator an empty object to check instead of nothing.
+ */
+export async function multipartBodyPlaceholder(request: FastifyRequest): Promise<void> {
+  if (request.isMultipart() && request.body === undefined) request.body = {};
+}
+
 /** Rows keyed by normalised field name (firstName, first_name and "First Name" are one field). */
 export interface RawImport {
   rows: Array<Record<string, unknown>>;

@@ -1,0 +1,320 @@
+/**
+ * Customers at volume: one workspace with BENCH_CUSTOMERS (default 1,000,000)
+ * customers; list (first and middle page), search, CSV export and a
+ * 100,000-row import, each next to a hello-world Fastify server measured in
+ * the same run with the same load.
+ */
+import http from 'node:http';
+import { sql } from 'kysely';
+import { loadFixtures } from '../src/operator/fixtures.js';
+import type { Database } from '../src/platform/db/database.js';
+import { IMPORT_MAX_ROWS } from '../src/platform/import/errors.js';
+import {
+  analyze,
+  BENCH_JWT,
+  createBenchDatabase,
+  databaseVersion,
+  type Figure,
+  intEnv,
+  load,
+  loadSettings,
+  log,
+  machineInfo,
+  openSeeding,
+  printReport,
+  type Report,
+  seedInBatches,
+  startServer,
+  timed,
+  writeReport,
+} from './lib.js';
+
+const PAGE_SIZE = 50;
+const SEED_BATCH = 50_000;
+const MB = 1024 * 1024;
+
+const FIRST = ['Ann', 'Ben', 'Chloe', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lena', 'Milo', 'Nia', 'Omar', 'Pia', 'Quinn', 'Rosa', 'Sven', 'Tara'];
+const LAST = [
+  'Lee', 'Ortiz', 'Nakamura', 'Smith', 'Okafor', 'Berg', 'Rossi', 'Dubois', 'Kowalski', 'Haddad',
+  'Silva', 'Novak', 'Garcia', 'Jensen', 'Moreau', 'Tanaka', 'Fischer', 'Costa', 'Murphy', 'Ivanova',
+  'Kim', 'Patel', 'Larsen', 'Romano', 'Weber', 'Santos', 'Horvat', 'Nilsson', 'Kaya', 'Byrne',
+  'Mendes', 'Sato', 'Keller', 'Dunn', 'Varga', 'Lund', 'Ferrari', 'Aziz', 'Quinlan', 'Brennan',
+  'Hoffmann', 'Wójcik', 'Castro', 'Ng', 'Olsen', 'Ricci', 'Bauer', 'Reyes', 'Walsh', 'Yilmaz',
+];
+const DOMAINS = ['example.com', 'mail.test', 'studio.test', 'inbox.test'];
+/** A surname given to one customer in 250,000: a search that matches a handful of rows. */
+const RARE_NAME = 'Quixley';
+const RARE_EVERY = 250_000;
+const RARE_AT = 777;
+/** One surname in LAST: a search that matches 2 % of the rows. */
+const COMMON_TERM = 'smith';
+
+const textArray = (values: string[]) => sql`${values}::text[]`;
+
+/**
+ * Customers n = from..to in one statement: the global account, the workspace
+ * relationship and one or two product links. The statement-level triggers keep
+ * workspace_stats exact, as for any other insert.
+ */
+async function seedCustomers(database: Database, workspaceId: number, productIds: number[], total: number, from: number, to: number) {
+  await sql`
+    with src as materialized (
+      select n,
+        (${textArray(FIRST)})[1 + n % ${FIRST.length}] as first_name,
+        case when n % ${RARE_EVERY} = ${RARE_AT} then ${RARE_NAME}
+             else (${textArray(LAST)})[1 + (n / ${FIRST.length}) % ${LAST.length}] end as last_name,
+        (${textArray(DOMAINS)})[1 + n % ${DOMAINS.length}] as domain,
+        now() - (${total}::int - n) * interval '1 minute' as created_at
+      from generate_series(${from}::int, ${to}::int) as n
+    ),
+    rows as materialized (
+      select src.*, lower(first_name || '.' || last_name || '.' || n || '@' || domain) as email from src
+    ),
+    acc as (
+      insert into accounts (email, email_normalized, email_verified, created_at)
+      select email, email, n % 3 <> 0, created_at from rows
+      returning id, email_normalized
+    ),
+    dc as (
+      insert into developer_customers (workspace_id, account_id, email, first_name, last_name, source, created_at, updated_at)
+      select ${workspaceId}, acc.id, rows.email, rows.first_name, rows.last_name, 'import', rows.created_at, rows.created_at
+      from rows join acc on acc.email_normalized = rows.email
+      returning id, email
+    )
+    insert into customer_products (workspace_id, developer_customer_id, product_id, created_at)
+    select ${workspaceId}, dc.id, p.product_id, rows.created_at
+    from dc join rows on rows.email = dc.email
+    cross join lateral unnest(case when rows.n % 4 = 0
+      then array[(${productIds}::int[])[1 + rows.n % 3], (${productIds}::int[])[1 + (rows.n + 1) % 3]]
+      else array[(${productIds}::int[])[1 + rows.n % 3]] end) as p(product_id)`.execute(database.db);
+}
+
+interface Seeded {
+  token: string;
+  productIds: number[];
+  rareMatches: number;
+  commonMatches: number;
+  databaseVersion: string;
+}
+
+async function seed(database: Database, total: number): Promise<Seeded> {
+  const fixtures = await loadFixtures(database.db, BENCH_JWT, {
+    workspaces: [{ key: 'ws', name: 'Bench Audio', billingEligible: true }],
+    accounts: [{ key: 'owner', email: 'owner@bench.patchbay.test', emailVerified: true }],
+    products: [
+      { key: 'synth', workspace: 'ws', name: 'Nebula Synth', priceCents: 14900 },
+      { key: 'reverb', workspace: 'ws', name: 'Cathedral Reverb', priceCents: 7900 },
+      { key: 'drums', workspace: 'ws', name: 'Tape Drums', priceCents: 4900 },
+    ],
+    memberships: [{ account: 'owner', workspace: 'ws', owner: true, permissions: ['*'], products: 'all' }],
+    tokens: [{ key: 'owner', account: 'owner', workspace: 'ws', ttlSeconds: 6 * 3600 }],
+  });
+  const workspaceId = fixtures.ids.workspaces.ws!;
+  const productIds = ['synth', 'reverb', 'drums'].map((k) => fixtures.ids.products[k]!);
+  await seedInBatches('customers', total, SEED_BATCH, (from, to) => seedCustomers(database, workspaceId, productIds, total, from, to));
+  await timed(database.kind === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE', () => analyze(database));
+
+  const count = async (term: string) => {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from developer_customers
+      where workspace_id = ${workspaceId} and status = 'active' and search_text like ${`%${term}%`}`.execute(database.db);
+    return rows[0]!.n;
+  };
+  return {
+    token: fixtures.tokens.owner!,
+    productIds,
+    rareMatches: await count(RARE_NAME.toLowerCase()),
+    commonMatches: await count(COMMON_TERM),
+    databaseVersion: await databaseVersion(database.db),
+  };
+}
+
+async function getJson(url: string, token: string): Promise<{ rows: Array<{ id: number }>; total: number }> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status} ${await response.text()}`);
+  return (await response.json()) as { rows: Array<{ id: number }>; total: number };
+}
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new Error(`sanity check failed: ${message}`);
+}
+
+/** Streams the whole export; counts data rows (our cells hold no line breaks) and bytes. */
+function streamExport(url: string, token: string): Promise<{ rows: number; bytes: number; seconds: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.get(url, { headers: { authorization: `Bearer ${token}` } }, (response) => {
+      if (response.statusCode !== 200) {
+        reject(new Error(`export: HTTP ${response.statusCode}`));
+        response.resume();
+        return;
+      }
+      let lines = 0;
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+      });
+      response.on('end', () => resolve({ rows: lines - 1, bytes, seconds: (performance.now() - started) / 1000 }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+function importBody(rows: number, productIds: number[]): string {
+  const customers = Array.from({ length: rows }, (_, i) => {
+    const first = FIRST[i % FIRST.length]!;
+    const last = LAST[(i * 7) % LAST.length]!;
+    return {
+      email: `${first}.${last}.${i}@import.example`.toLowerCase(),
+      firstName: first,
+      lastName: last,
+      productId: productIds[i % productIds.length],
+      marketingConsent: i % 4 === 0,
+    };
+  });
+  return JSON.stringify({ customers });
+}
+
+export async function run(): Promise<void> {
+  const startedAt = new Date().toISOString();
+  const total = intEnv('BENCH_CUSTOMERS', 1_000_000, 1);
+  const importRows = intEnv('BENCH_IMPORT_ROWS', 100_000, 1);
+  if (importRows > IMPORT_MAX_ROWS) throw new Error(`BENCH_IMPORT_ROWS is at most ${IMPORT_MAX_ROWS}`);
+  const poolSize = intEnv('BENCH_POOL_SIZE', 10, 1);
+  const settings = loadSettings();
+  // The middle of the list: page 10,000 (offset 499,950) at one million customers.
+  const deepPage = Math.max(1, Math.floor(total / 2 / PAGE_SIZE));
+
+  const bench = await createBenchDatabase('customers');
+  log(`database: ${bench.description}`);
+  log(`seeding ${total.toLocaleString('en-US')} customers`);
+  const seedStarted = performance.now();
+  const seeding = await openSeeding(bench);
+  let seeded: Seeded;
+  try {
+    seeded = await seed(seeding, total);
+  } finally {
+    await seeding.close();
+  }
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  log(`  seeded in ${seedSeconds.toFixed(1)} s; "${RARE_NAME.toLowerCase()}" matches ${seeded.rareMatches}, "${COMMON_TERM}" matches ${seeded.commonMatches}`);
+  log(`load: autocannon, ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per scenario`);
+
+  log('hello-world');
+  const helloServer = await startServer({ kind: 'hello' });
+  const hello = await load(`${helloServer.origin}/`, settings);
+  await helloServer.stop();
+  log(`  ${Math.round(hello.requestsPerSec)} req/s`);
+
+  const server = await startServer({ kind: 'app', databaseUrl: bench.databaseUrl, dataDir: bench.dataDir, poolSize, jwt: BENCH_JWT });
+  const auth = { authorization: `Bearer ${seeded.token}` };
+  const list = (query: string) => `${server.origin}/api/developer/customers?${query}`;
+  const urls = {
+    page1: list(`page=1&limit=${PAGE_SIZE}`),
+    deep: list(`page=${deepPage}&limit=${PAGE_SIZE}`),
+    rare: list(`search=${RARE_NAME.toLowerCase()}&limit=${PAGE_SIZE}`),
+    common: list(`search=${COMMON_TERM}&limit=${PAGE_SIZE}`),
+  };
+
+  // The figures mean nothing if the answers are wrong.
+  const first = await getJson(urls.page1, seeded.token);
+  check(first.total === total && first.rows.length === Math.min(PAGE_SIZE, total), `page 1 has total ${first.total} and ${first.rows.length} rows`);
+  const deep = await getJson(urls.deep, seeded.token);
+  check(deep.rows.length === Math.min(PAGE_SIZE, total - (deepPage - 1) * PAGE_SIZE), `page ${deepPage} has ${deep.rows.length} rows`);
+  check((await getJson(urls.rare, seeded.token)).total === seeded.rareMatches, 'rare search total');
+  check((await getJson(urls.common, seeded.token)).total === seeded.commonMatches, 'common search total');
+
+  const scenario = async (label: string, url: string) => {
+    log(label);
+    const result = await load(url, settings, auth);
+    log(`  ${Math.round(result.requestsPerSec)} req/s, p50 ${result.p50.toFixed(2)} ms, p95 ${result.p95.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`);
+    return result;
+  };
+  const page1 = await scenario('list, page 1', urls.page1);
+  const deepLoad = await scenario(`list, page ${deepPage} (offset ${((deepPage - 1) * PAGE_SIZE).toLocaleString('en-US')})`, urls.deep);
+  const rare = await scenario(`search "${RARE_NAME.toLowerCase()}" (${seeded.rareMatches} matches)`, urls.rare);
+  const common = await scenario(`search "${COMMON_TERM}" (${seeded.commonMatches.toLocaleString('en-US')} matches)`, urls.common);
+
+  log('export (whole CSV)');
+  const exported = await server.measureRss(() => streamExport(`${server.origin}/api/developer/customers/export`, seeded.token));
+  check(exported.result.rows === total, `export has ${exported.result.rows} rows, expected ${total}`);
+  const exportRowsPerSec = exported.result.rows / exported.result.seconds;
+  log(`  ${exported.result.rows.toLocaleString('en-US')} rows in ${exported.result.seconds.toFixed(1)} s, RSS +${(exported.rss.growthBytes / MB).toFixed(1)} MB`);
+
+  log(`import (${importRows.toLocaleString('en-US')} rows, JSON)`);
+  const body = importBody(importRows, seeded.productIds);
+  const imported = await server.measureRss(async () => {
+    const started = performance.now();
+    const response = await fetch(`${server.origin}/api/developer/customers/import`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body,
+    });
+    const answer = (await response.json()) as { importedCount?: number; insertedCount?: number };
+    const seconds = (performance.now() - started) / 1000;
+    check(response.status === 201 && answer.insertedCount === importRows, `import answered ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
+    return { seconds };
+  });
+  log(`  ${imported.result.seconds.toFixed(2)} s`);
+  const after = await getJson(urls.page1, seeded.token);
+  check(after.total === total + importRows, `total after import is ${after.total}`);
+  await server.stop();
+
+  const ratio = (rps: number) => rps / hello.requestsPerSec;
+  const figures: Figure[] = [
+    { name: 'hello-world', value: hello.requestsPerSec, unit: 'req/s', ratioToHello: 1 },
+    {
+      name: 'list page 1',
+      value: page1.requestsPerSec,
+      unit: 'req/s',
+      ratioToHello: ratio(page1.requestsPerSec),
+      goal: { text: '≥ 20 % of hello-world', pass: ratio(page1.requestsPerSec) >= 0.2 },
+    },
+    { name: 'list page 1 p50', value: page1.p50, unit: 'ms' },
+    { name: 'list page 1 p99', value: page1.p99, unit: 'ms' },
+    { name: `list page ${deepPage}`, value: deepLoad.requestsPerSec, unit: 'req/s', ratioToHello: ratio(deepLoad.requestsPerSec) },
+    {
+      name: `list page ${deepPage} p50`,
+      value: deepLoad.p50,
+      unit: 'ms',
+      goal: { text: `≤ 2 × page-1 p50 (${(2 * page1.p50).toFixed(2)} ms)`, pass: deepLoad.p50 <= 2 * page1.p50 },
+    },
+    { name: `list page ${deepPage} p99`, value: deepLoad.p99, unit: 'ms' },
+    { name: `search "${RARE_NAME.toLowerCase()}"`, value: rare.requestsPerSec, unit: 'req/s', ratioToHello: ratio(rare.requestsPerSec) },
+    { name: `search "${RARE_NAME.toLowerCase()}" p95`, value: rare.p95, unit: 'ms', goal: { text: '≤ 50 ms', pass: rare.p95 <= 50 } },
+    { name: `search "${COMMON_TERM}"`, value: common.requestsPerSec, unit: 'req/s', ratioToHello: ratio(common.requestsPerSec) },
+    { name: `search "${COMMON_TERM}" p95`, value: common.p95, unit: 'ms', goal: { text: '≤ 50 ms', pass: common.p95 <= 50 } },
+    { name: 'export', value: exportRowsPerSec, unit: 'rows/s', goal: { text: '≥ 150,000 rows/s', pass: exportRowsPerSec >= 150_000 } },
+    {
+      name: 'export RSS growth',
+      value: exported.rss.growthBytes / MB,
+      unit: 'MB',
+      goal: { text: '< 50 MB', pass: exported.rss.growthBytes < 50 * MB },
+    },
+    {
+      name: `import ${importRows.toLocaleString('en-US')} rows`,
+      value: imported.result.seconds * 1000,
+      unit: 'ms',
+      goal: { text: '≤ 3,000 ms', pass: imported.result.seconds <= 3 },
+    },
+  ];
+
+  const report: Report = {
+    target: 'customers',
+    startedAt,
+    machine: { ...machineInfo(), database: bench.kind, databaseVersion: seeded.databaseVersion },
+    settings: { customers: total, importRows, deepPage, pageSize: PAGE_SIZE, poolSize, ...settings, loadGenerator: 'autocannon 9 (parent process); servers in a child process' },
+    figures,
+    details: {
+      seedSeconds,
+      searchMatches: { [RARE_NAME.toLowerCase()]: seeded.rareMatches, [COMMON_TERM]: seeded.commonMatches },
+      load: { hello, page1, deep: deepLoad, rare, common },
+      export: { ...exported.result, rowsPerSec: exportRowsPerSec, rss: exported.rss },
+      import: { ...imported.result, rows: importRows, bodyBytes: Buffer.byteLength(body), rss: imported.rss },
+    },
+  };
+  printReport(report);
+  log(`\nresults: ${writeReport(report)}`);
+}

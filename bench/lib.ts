@@ -1,0 +1,392 @@
+/**
+ * What every benchmark target shares: settings from the environment, a fresh
+ * database, the server child process, the load generator with exact
+ * percentiles, RSS measurement, goals and the results file.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { JwtSettings } from '../src/platform/auth/jwt.js';
+import { type Database, type Db, migrate, openDatabase } from '../src/platform/db/database.js';
+
+// ---------------------------------------------------------------- settings
+
+export function intEnv(name: string, fallback: number, min = 0): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw.replaceAll('_', ''));
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min} (got "${raw}")`);
+  return value;
+}
+
+export interface LoadSettings {
+  connections: number;
+  /** Seconds measured per scenario. */
+  duration: number;
+  /** Seconds of unrecorded load before each scenario (JIT, pool, caches). */
+  warmup: number;
+}
+
+export function loadSettings(): LoadSettings {
+  return {
+    connections: intEnv('BENCH_CONNECTIONS', 10, 1),
+    duration: intEnv('BENCH_DURATION', 10, 1),
+    warmup: intEnv('BENCH_WARMUP', 2, 0),
+  };
+}
+
+export const BENCH_JWT: JwtSettings = {
+  secret: randomBytes(32).toString('base64url'),
+  issuer: 'patchbay',
+  audience: 'patchbay-api',
+  jwksUrl: undefined,
+};
+
+export const log = (line: string) => process.stdout.write(`${line}\n`);
+
+export async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  log(`  ${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+// ---------------------------------------------------------------- clean-up on exit or Ctrl-C
+
+const cleanups: Array<() => Promise<void> | void> = [];
+
+/** Registers work to undo (newest first) when the run ends, fails or is interrupted. */
+export function onCleanup(work: () => Promise<void> | void): void {
+  cleanups.unshift(work);
+}
+
+export async function runCleanups(): Promise<void> {
+  while (cleanups.length > 0) {
+    const work = cleanups.shift()!;
+    try {
+      await work();
+    } catch (error) {
+      process.stderr.write(`clean-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: cleaning up\n`);
+    void runCleanups().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- database
+
+export interface BenchDatabase {
+  kind: 'postgres' | 'pglite';
+  /** Where the server child connects. */
+  databaseUrl: string | undefined;
+  dataDir: string | null;
+  description: string;
+  open(): Promise<Database>;
+}
+
+const keep = () => process.env.BENCH_KEEP === '1';
+
+/**
+ * A database of its own for one run: a new database on the DATABASE_URL server
+ * (dropped afterwards unless BENCH_KEEP=1), or embedded PGlite in a temp dir.
+ */
+export async function createBenchDatabase(target: string): Promise<BenchDatabase> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `patchbay-bench-${target}-`));
+    onCleanup(() => {
+      if (keep()) log(`BENCH_KEEP=1: kept the embedded database in ${dataDir}`);
+      else fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+    return {
+      kind: 'pglite',
+      databaseUrl: undefined,
+      dataDir,
+      description: `embedded PGlite in ${dataDir}`,
+      open: () => openDatabase({ dataDir }),
+    };
+  }
+
+  const name = `patchbay_bench_${target}_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  onCleanup(async () => {
+    if (keep()) {
+      log(`BENCH_KEEP=1: kept database ${name}`);
+      return;
+    }
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } finally {
+      await client.end();
+    }
+  });
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  return {
+    kind: 'postgres',
+    databaseUrl,
+    dataDir: null,
+    description: `PostgreSQL database ${name} on ${url.host}`,
+    open: () => openDatabase({ databaseUrl, dataDir: null, poolSize: 4 }),
+  };
+}
+
+/** Opens the bench database with the schema applied, for seeding. */
+export async function openSeeding(bench: BenchDatabase): Promise<Database> {
+  const database = await bench.open();
+  await migrate(database.db);
+  return database;
+}
+
+/** Runs `insert(from, to)` over [1, total] in batches and prints progress. */
+export async function seedInBatches(
+  label: string,
+  total: number,
+  batchSize: number,
+  insert: (from: number, to: number) => Promise<void>,
+): Promise<void> {
+  const started = performance.now();
+  for (let from = 1; from <= total; from += batchSize) {
+    const to = Math.min(total, from + batchSize - 1);
+    await insert(from, to);
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`\r  ${label}: ${to.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (${seconds.toFixed(1)} s)`);
+  }
+  process.stdout.write('\n');
+}
+
+/** Fresh planner statistics (and, on PostgreSQL, a visibility map) as autovacuum would leave them after a bulk load. */
+export async function analyze(database: Database): Promise<void> {
+  await sql.raw(database.kind === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE').execute(database.db);
+}
+
+export async function databaseVersion(db: Db): Promise<string> {
+  const { rows } = await sql<{ v: string }>`select version() as v`.execute(db);
+  return rows[0]?.v ?? 'unknown';
+}
+
+// ---------------------------------------------------------------- server child process
+
+export type ServerSpec =
+  | { kind: 'hello' }
+  | { kind: 'app'; databaseUrl: string | undefined; dataDir: string | null; poolSize: number; jwt: JwtSettings };
+
+export type ParentMessage = { type: 'start'; spec: ServerSpec } | { type: 'rss-start' } | { type: 'rss-stop' } | { type: 'stop' };
+
+export type ChildMessage =
+  | { type: 'ready'; port: number; pid: number }
+  | { type: 'rss'; baseline: number; peak: number; end: number }
+  | { type: 'error'; message: string };
+
+export interface RssGrowth {
+  baselineBytes: number;
+  peakBytes: number;
+  growthBytes: number;
+}
+
+export interface ServerProcess {
+  origin: string;
+  pid: number;
+  /** Runs `work` while the child samples its RSS; returns both results. */
+  measureRss<T>(work: () => Promise<T>): Promise<{ result: T; rss: RssGrowth }>;
+  stop(): Promise<void>;
+}
+
+const SERVER_ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
+
+function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: ChildMessage) => {
+      if (message.type === 'error') {
+        cleanup();
+        reject(new Error(`server child failed: ${message.message}`));
+      } else if (message.type === type) {
+        cleanup();
+        resolve(message as Extract<ChildMessage, { type: T }>);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`server child exited (code ${code}) while waiting for "${type}"`));
+    };
+    const cleanup = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/** Forks bench/server.ts (with the tsx loader this process runs under) and waits until it listens. */
+export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
+  const child = fork(SERVER_ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  onCleanup(kill);
+  const ready = nextMessage(child, 'ready');
+  child.send({ type: 'start', spec } satisfies ParentMessage);
+  const { port, pid } = await ready;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    pid,
+    async measureRss(work) {
+      child.send({ type: 'rss-start' } satisfies ParentMessage);
+      const result = await work();
+      const reply = nextMessage(child, 'rss');
+      child.send({ type: 'rss-stop' } satisfies ParentMessage);
+      const { baseline, peak } = await reply;
+      return { result, rss: { baselineBytes: baseline, peakBytes: peak, growthBytes: peak - baseline } };
+    },
+    async stop() {
+      child.send({ type: 'stop' } satisfies ParentMessage);
+      const timer = setTimeout(kill, 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+// ---------------------------------------------------------------- load generation
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSec: number;
+  /** Latencies in milliseconds, from every response (exact, not bucketed). */
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+function cannon(url: string, headers: Record<string, string>, connections: number, duration: number, onLatency?: (ms: number) => void) {
+  return new Promise<{ ok: number; bad: Record<string, number>; errors: number; seconds: number }>((resolve, reject) => {
+    const bad: Record<string, number> = {};
+    let ok = 0;
+    const started = performance.now();
+    const instance = autocannon({ url, headers, connections, duration, timeout: 30 }, (error, result) => {
+      if (error) reject(error);
+      else resolve({ ok, bad, errors: result.errors + result.timeouts, seconds: (performance.now() - started) / 1000 });
+    });
+    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+      if (statusCode >= 200 && statusCode < 300) {
+        ok += 1;
+        onLatency?.(responseTime);
+      } else bad[statusCode] = (bad[statusCode] ?? 0) + 1;
+    });
+  });
+}
+
+/**
+ * Drives `url` with autocannon: a warm-up that is not recorded, then the
+ * measured run. Any non-2xx answer or socket error fails the benchmark,
+ * because a fast 401 is not a result.
+ */
+export async function load(url: string, settings: LoadSettings, headers: Record<string, string> = {}): Promise<LoadResult> {
+  if (settings.warmup > 0) await cannon(url, headers, settings.connections, settings.warmup);
+  const latencies: number[] = [];
+  const run = await cannon(url, headers, settings.connections, settings.duration, (ms) => latencies.push(ms));
+  if (Object.keys(run.bad).length > 0 || run.errors > 0) {
+    throw new Error(`${url}: ${JSON.stringify(run.bad)} non-2xx answers, ${run.errors} errors/timeouts`);
+  }
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    requests: run.ok,
+    requestsPerSec: run.ok / run.seconds,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  /** Throughput figures only: value / hello-world req/s. */
+  ratioToHello?: number;
+  goal?: { text: string; pass: boolean };
+}
+
+export interface Report {
+  target: string;
+  startedAt: string;
+  machine: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  figures: Figure[];
+  details: Record<string, unknown>;
+}
+
+export function machineInfo(): Record<string, unknown> {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+  };
+}
+
+const formatValue = (f: Figure) =>
+  f.unit === 'ms' ? f.value.toFixed(2) : f.unit === 'MB' ? f.value.toFixed(1) : Math.round(f.value).toLocaleString('en-US');
+
+export function printReport(report: Report): void {
+  const rows = report.figures.map((f) => [
+    f.name,
+    `${formatValue(f)} ${f.unit}`,
+    f.ratioToHello === undefined ? '' : `${(f.ratioToHello * 100).toFixed(1)} %`,
+    f.goal?.text ?? '',
+    f.goal ? (f.goal.pass ? 'PASS' : 'FAIL') : '',
+  ]);
+  const header = ['figure', 'value', 'of hello-world', 'goal', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  log('');
+  log(line(header));
+  log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) log(line(row));
+  const goals = report.figures.filter((f) => f.goal);
+  log('');
+  log(`goals met: ${goals.filter((f) => f.goal!.pass).length} of ${goals.length}`);
+}
+
+export function writeReport(report: Report): string {
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${report.target}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}

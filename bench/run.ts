@@ -1,0 +1,51 @@
+/**
+ * `npm run bench -- <target...>`: runs benchmark targets one after the other.
+ * A target is a module exporting `run()`; add one by adding a line to TARGETS.
+ */
+import { log, runCleanups } from './lib.js';
+
+export interface BenchTarget {
+  /** Runs the benchmark, prints its figures and writes bench/results/<target>-<time>.json. */
+  run(): Promise<void>;
+}
+
+const TARGETS: Record<string, () => Promise<BenchTarget>> = {
+  customers: () => import('./customers.js'),
+};
+
+const USAGE = `usage: npm run bench -- <target...>
+targets: ${Object.keys(TARGETS).join(', ')}
+environment:
+  DATABASE_URL       PostgreSQL server; the bench creates (and drops) a database of its own. Unset: embedded PGlite in a temp dir
+  BENCH_KEEP=1       keep the bench database afterwards
+  BENCH_CUSTOMERS    customers to seed (default 1000000)
+  BENCH_IMPORT_ROWS  rows in the timed import (default 100000, at most 100000)
+  BENCH_CONNECTIONS  autocannon connections (default 10)
+  BENCH_DURATION     measured seconds per scenario (default 10)
+  BENCH_WARMUP       unrecorded warm-up seconds per scenario (default 2)
+  BENCH_POOL_SIZE    server database pool size (default 10, as DB_POOL_SIZE)`;
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((n) => !(n in TARGETS));
+  if (names.length === 0 || unknown.length > 0 || names.includes('--help')) {
+    if (unknown.length > 0 && !names.includes('--help')) process.stderr.write(`unknown target: ${unknown.join(', ')}\n`);
+    process.stderr.write(`${USAGE}\n`);
+    process.exit(names.includes('--help') ? 0 : 2);
+  }
+  for (const name of names) {
+    log(`== ${name}`);
+    const target = await TARGETS[name]!();
+    try {
+      await target.run();
+    } finally {
+      await runCleanups();
+    }
+  }
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await runCleanups();
+  process.exit(1);
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { bearer, seedWorkspace, useTestApp } from '../helpers/app.js';
+
+const ctx = useTestApp();
+const URL = '/api/developer/customers';
+
+describe('GET /api/developer/customers', () => {
+  it('returns the paged envelope with customer rows, newest first', async () => {
+    const ws = await seedWorkspace(ctx(), {
+      customers: [
+        { email: 'first@x.test', firstName: 'Ann', lastName: 'Lee', products: ['p1'] },
+        { email: 'second@x.test', firstName: 'Bo', lastName: 'Kim', products: ['p2'] },
+        { email: 'third@x.test' },
+      ],
+    });
+    const res = await ctx().app.inject({ method: 'GET', url: `${URL}?limit=2`, headers: bearer(ws.owner) });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ total: 3, page: 1, pageSize: 2 });
+    expect(body.rows).toHaveLength(2);
+    const row = body.rows[0];
+    expect(Object.keys(row)).toEqual(
+      expect.arrayContaining(['id', 'customer_id', 'email', 'first_name', 'last_name', 'status', 'email_verification_status']),
+    );
+    expect(row.status).toBe('active');
+    expect(row.email_verification_status).toBe('unverified');
+    const page2 = (await ctx().app.inject({ method: 'GET', url: `${URL}?limit=2&page=2`, headers: bearer(ws.owner) })).json();
+    expect(page2.rows).toHaveLength(1);
+    const ids = [...body.rows, ...page2.rows].map((r: { id: number }) => r.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('searches e-mail, first and last name case-insensitively by substring', async () => {
+    const ws = await seedWorkspace(ctx(), {
+      customers: [
+        { email: 'zed.alpha@x.test', firstName: 'Quincy', lastName: 'Marsh' },
+        { email: 'other@x.test', firstName: 'Ann', lastName: 'QUINCEY' },
+        { email: 'none@x.test', firstName: 'Bob', lastName: 'Stone' },
+        { email: 'percent@x.test', firstName: '100%', lastName: 'Real' },
+      ],
+    });
+    const search = async (term: string) =>
+      (await ctx().app.inject({ method: 'GET', url: `${URL}?search=${encodeURIComponent(term)}`, headers: bearer(ws.owner) })).json();
+    expect((await search('QUINC')).total).toBe(2);
+    expect((await search('ZED.ALPHA')).total).toBe(1);
+    expect((await search('marsh')).total).toBe(1);
+    expect((await search('stone')).rows[0].email).toBe('none@x.test');
+    expect((await search('nomatch')).total).toBe(0);
+    // LIKE wildcards are literal characters in a search.
+    expect((await search('%')).total).toBe(1);
+    expect((await search('_')).total).toBe(0);
+  });
+
+  it('filters by product and never widens a product-scoped member', async () => {
+    const ws = await seedWorkspace(ctx(), {
+      members: [{ key: 'scoped', permissions: ['customers.view'], products: ['p1'] }],
+      customers: [
+        { email: 'a@x.test', products: ['p1'] },
+        { email: 'b@x.test', products: ['p2'] },
+        { email: 'c@x.test', products: ['p1', 'p2'] },
+        { email: 'd@x.test' },
+      ],
+    });
+    const get = async (token: string, query = '') => (await ctx().app.inject({ method: 'GET', url: `${URL}${query}`, headers: bearer(token) })).json();
+    expect((await get(ws.owner)).total).toBe(4);
+    expect((await get(ws.owner, `?productId=${ws.ids.products.p2}`)).total).toBe(2);
+
+    const scoped = ws.tokens.scoped!;
+    const mine = await get(scoped);
+    expect(mine.total).toBe(2);
+    expect(mine.rows.map((r: { email: string }) => r.email).sort()).toEqual(['a@x.test', 'c@x.test']);
+    // Product ids of unassigned products are not disclosed either.
+    for (const row of mine.rows) expect(row.product_ids).toEqual([ws.ids.products.p1]);
+    // A filter on an unassigned product narrows to nothing.
+    const other = await get(scoped, `?productId=${ws.ids.products.p2}`);
+    expect(other.total).toBe(0);
+    expect(other.rows).toEqual([]);
+  });
+
+  it('filters by dateRange', async () => {
+    const ws = await seedWorkspace(ctx(), { customers: [{ email: 'now@x.test' }] });
+    const get = async (range: string) =>
+      ctx().app.inject({ method: 'GET', url: `${URL}?dateRange=${encodeURIComponent(range)}`, headers: bearer(ws.owner) });
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await get('7d')).json().total).toBe(1);
+    expect((await get('all')).json().total).toBe(1);
+    expect((await get(`${today}..${today}`)).json().total).toBe(1);
+    expect((await get(`${today}..`)).json().total).toBe(1);
+    expect((await get('2001-01-01..2001-12-31')).json().total).toBe(0);
+    for (const bad of ['yesterday', '2026-02-31..', '2026-13-01..2026-12-01', '2026-05-02..2026-05-01', '8d']) {
+      const res = await get(bad);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('rejects bad paging and unknown parameters with 400 and the error shape', async () => {
+    const ws = await seedWorkspace(ctx());
+    for (const query of ['?page=0', '?limit=0', '?limit=501', '?page=abc', '?productId=-1', '?unknown=1', '?limit=1.5']) {
+      const res = await ctx().app.inject({ method: 'GET', url: `${URL}${query}`, headers: bearer(ws.owner) });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      const body = res.json();
+      expect(body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+      expect(typeof body.requestId).toBe('string');
+      expect(body.errors.length).toBeGreaterThan(0);
+    }
+    const tooBig = await ctx().app.inject({ method: 'GET', url: `${URL}?limit=501`, headers: bearer(ws.owner) });
+    expect(JSON.stringify(tooBig.json().errors)).toContain('500');
+  });
+
+  it('answers 403 without customers.view', async () => {
+    const ws = await seedWorkspace(ctx(), { members: [{ key: 'nope', permissions: ['products.view'], products: 'all' }] });
+    const res = await ctx().app.inject({ method: 'GET', url: URL, headers: bearer(ws.tokens.nope!) });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('FORBIDDEN');
+  });
+
+  it('does not return customers of another workspace', async () => {
+    const a = await seedWorkspace(ctx(), { customers: [{ email: 'only-a@x.test' }] });
+    const b = await seedWorkspace(ctx(), { customers: [{ email: 'only-b@x.test' }] });
+    const res = await ctx().app.inject({ method: 'GET', url: `${URL}?search=only-`, headers: bearer(a.owner) });
+    expect(res.json().rows.map((r: { email: string }) => r.email)).toEqual(['only-a@x.test']);
+    // Naming the other workspace in the header does not help a non-member.
+    const picked = await ctx().app.inject({
+      method: 'GET',
+      url: URL,
+      headers: { ...bearer(a.owner), 'x-workspace-id': String(b.workspaceId) },
+    });
+    expect(picked.statusCode).toBe(403);
+    expect(picked.json().code).toBe('WORKSPACE_ACCESS_DENIED');
+  });
+});

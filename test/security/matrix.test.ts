@@ -1,0 +1,131 @@
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import type { RouteEntry } from '../../src/platform/auth/policy.js';
+import { bearer, seedWorkspace, TEST_JWT, useTestApp, type SeededWorkspace, type TestContext } from '../helpers/app.js';
+
+const ctx = useTestApp();
+const secret = new TextEncoder().encode(TEST_JWT.secret);
+
+const sign = (claims: Record<string, unknown>, opts: { exp?: number; iss?: string; aud?: string; key?: Uint8Array } = {}) =>
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(opts.iss ?? TEST_JWT.issuer)
+    .setAudience(opts.aud ?? TEST_JWT.audience)
+    .setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 600)
+    .sign(opts.key ?? secret);
+
+/**
+ * A record of `other` for every route with a path parameter, so the matrix can
+ * prove that a caller of another workspace gets 404. A new route with a
+ * parameter must add an entry here or this test fails.
+ */
+const foreignRecords: Record<string, (other: SeededWorkspace) => Record<string, string | number>> = {
+  'DELETE /api/developer/customers/:customerId': (other) => ({ customerId: other.ids.customers.c! }),
+};
+
+const fill = (url: string, params: Record<string, string | number>) => url.replace(/:(\w+)/g, (_, name: string) => String(params[name] ?? 1));
+
+const bodyFor = (route: RouteEntry) => (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { confirm: true } : undefined);
+
+function call(c: TestContext, route: RouteEntry, url: string, headers: Record<string, string>) {
+  const payload = bodyFor(route);
+  return c.app.inject({ method: route.method as 'GET', url, headers, ...(payload ? { payload } : {}) });
+}
+
+describe('security matrix over every registered route', () => {
+  it('every route declares a policy and the catalogue is not empty', () => {
+    const routes = ctx().app.routeCatalog;
+    expect(routes.length).toBeGreaterThan(5);
+    for (const r of routes) expect(r.policy, `${r.method} ${r.url}`).toBeDefined();
+  });
+
+  it('answers 401 to a missing, malformed, forged, unsigned, expired or misaddressed token', async () => {
+    const ws = await seedWorkspace(ctx());
+    const account = String(ws.ids.accounts.owner);
+    const bad: Record<string, string> = {
+      malformed: 'Bearer not-a-jwt',
+      basic: 'Basic dXNlcjpwYXNz',
+      forged: `Bearer ${await sign({ sub: account, wid: ws.workspaceId }, { key: new TextEncoder().encode('x'.repeat(48)) })}`,
+      unsigned: `Bearer ${new UnsecuredJWT({ sub: account, wid: ws.workspaceId }).setIssuer(TEST_JWT.issuer).setAudience(TEST_JWT.audience).setExpirationTime('1h').encode()}`,
+      expired: `Bearer ${await sign({ sub: account, wid: ws.workspaceId }, { exp: Math.floor(Date.now() / 1000) - 10 })}`,
+      wrongIssuer: `Bearer ${await sign({ sub: account, wid: ws.workspaceId }, { iss: 'someone-else' })}`,
+      wrongAudience: `Bearer ${await sign({ sub: account, wid: ws.workspaceId }, { aud: 'another-api' })}`,
+      noExp: `Bearer ${await new SignJWT({ sub: account, wid: ws.workspaceId }).setProtectedHeader({ alg: 'HS256' }).setIssuer(TEST_JWT.issuer).setAudience(TEST_JWT.audience).sign(secret)}`,
+      badSub: `Bearer ${await sign({ sub: 'alice', wid: ws.workspaceId })}`,
+    };
+    for (const route of ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account')) {
+      const url = fill(route.url, {});
+      const none = await call(ctx(), route, url, {});
+      expect(none.statusCode, `${route.method} ${route.url} without token`).toBe(401);
+      expect(none.json().code).toBe('UNAUTHENTICATED');
+      for (const [label, authorization] of Object.entries(bad)) {
+        const res = await call(ctx(), route, url, { authorization });
+        expect(res.statusCode, `${route.method} ${route.url} with ${label} token`).toBe(401);
+        expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      }
+    }
+  });
+
+  it('answers 403 to an account that is not a member of the token workspace or the picked one', async () => {
+    const a = await seedWorkspace(ctx());
+    const b = await seedWorkspace(ctx());
+    const stranger = await sign({ sub: String(a.ids.accounts.owner), wid: b.workspaceId });
+    for (const route of ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account')) {
+      const res = await call(ctx(), route, fill(route.url, {}), bearer(stranger));
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(403);
+      expect(res.json().code).toBe('WORKSPACE_ACCESS_DENIED');
+    }
+  });
+
+  it('answers 403 to a member without the route permission', async () => {
+    const ws = await seedWorkspace(ctx(), { members: [{ key: 'bare', permissions: [], products: 'all' }], customers: [{ key: 'c' }] });
+    for (const route of ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account')) {
+      const policy = route.policy as Extract<RouteEntry['policy'], { auth: 'account' }>;
+      if (!policy.permission && !policy.recordPermission) continue;
+      const url = fill(route.url, foreignRecords[`${route.method} ${route.url}`]?.(ws) ?? {});
+      const res = await call(ctx(), route, url, bearer(ws.tokens.bare!));
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(403);
+      expect(res.json().code).toBe('FORBIDDEN');
+    }
+  });
+
+  it('answers 404 for a record of another workspace on every route with a path parameter', async () => {
+    const mine = await seedWorkspace(ctx());
+    const other = await seedWorkspace(ctx(), { customers: [{ key: 'c' }] });
+    const withParams = ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account' && r.url.includes(':'));
+    for (const route of withParams) {
+      const key = `${route.method} ${route.url}`;
+      const foreign = foreignRecords[key];
+      expect(foreign, `${key} needs an entry in foreignRecords`).toBeDefined();
+      const res = await call(ctx(), route, fill(route.url, foreign!(other)), bearer(mine.owner));
+      expect(res.statusCode, key).toBe(404);
+      expect(res.json().code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('selects another workspace of the same account with X-Workspace-Id', async () => {
+    const a = await seedWorkspace(ctx(), { customers: [{ email: 'in-a@x.test' }] });
+    const b = await seedWorkspace(ctx(), { customers: [{ email: 'in-b@x.test' }] });
+    await ctx()
+      .database.db.insertInto('memberships')
+      .values({ workspace_id: b.workspaceId, account_id: a.ids.accounts.owner!, permissions: ['customers.view'], all_products: true })
+      .execute();
+    const res = await ctx().app.inject({
+      method: 'GET',
+      url: '/api/developer/customers',
+      headers: { ...bearer(a.owner), 'x-workspace-id': String(b.workspaceId) },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().rows.map((r: { email: string }) => r.email)).toEqual(['in-b@x.test']);
+    const bad = await ctx().app.inject({ method: 'GET', url: '/api/developer/customers', headers: { ...bearer(a.owner), 'x-workspace-id': 'abc' } });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('requires a workspace when the token has none', async () => {
+    const ws = await seedWorkspace(ctx());
+    const token = await sign({ sub: String(ws.ids.accounts.owner) });
+    const res = await ctx().app.inject({ method: 'GET', url: '/api/developer/customers', headers: bearer(token) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('WORKSPACE_REQUIRED');
+  });
+});
