@@ -39,7 +39,7 @@ const LAST = [
   'Silva', 'Novak', 'Garcia', 'Jensen', 'Moreau', 'Tanaka', 'Fischer', 'Costa', 'Murphy', 'Ivanova',
   'Kim', 'Patel', 'Larsen', 'Romano', 'Weber', 'Santos', 'Horvat', 'Nilsson', 'Kaya', 'Byrne',
   'Mendes', 'Sato', 'Keller', 'Dunn', 'Varga', 'Lund', 'Ferrari', 'Aziz', 'Quinlan', 'Brennan',
-  'Hoffmann', 'Wójcik', 'Castro', 'Ng', 'Olsen', 'Ricci', 'Bauer', 'Reyes', 'Walsh', 'Yilmaz',
+  'Hoffmann', 'Wojcik', 'Castro', 'Ng', 'Olsen', 'Ricci', 'Bauer', 'Reyes', 'Walsh', 'Yilmaz',
 ];
 const DOMAINS = ['example.com', 'mail.test', 'studio.test', 'inbox.test'];
 /** A surname given to one customer in 250,000: a search that matches a handful of rows. */

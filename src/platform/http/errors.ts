@@ -34,7 +34,6 @@ export const CommonErrors = defineErrors({
   FORBIDDEN: { status: 403, title: 'Permission denied' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
-  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   CONFLICT: { status: 409, title: 'Conflict with the current state' },
   SERIALIZATION_FAILURE: { status: 409, title: 'Concurrent update; retry the request' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
