@@ -1,3 +1,5 @@
+import { parseKey } from './platform/crypto/sealed.js';
+
 /**
  * Environment configuration, read and validated once. Every problem is reported
  * together so an operator can fix a bad deployment in one pass.
@@ -14,6 +16,11 @@ export interface Config {
   jwtAudience: string;
   jwksUrl: string | undefined;
   logLevel: string;
+  /** 32-byte key that encrypts license signing keys at rest (hex or base64). */
+  licenseKeyEncryptionKey: string | undefined;
+  /** Licensing runtime rate limits, requests per minute. */
+  licensingRateLimitPerIp: number;
+  licensingRateLimitPerSerial: number;
   /** Seed demo data into an empty embedded database on start. */
   demo: boolean;
   production: boolean;
@@ -66,6 +73,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl && production && !jwtSecret && !jwksUrl) {
     problems.push('JWT_SECRET or JWKS_URL is required when NODE_ENV=production and DATABASE_URL is set');
   }
+  const licenseKeyEncryptionKey = env.LICENSE_KEY_ENCRYPTION_KEY || undefined;
+  if (licenseKeyEncryptionKey !== undefined && !parseKey(licenseKeyEncryptionKey)) {
+    problems.push('LICENSE_KEY_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+  }
+  if (databaseUrl && production && !licenseKeyEncryptionKey) {
+    problems.push('LICENSE_KEY_ENCRYPTION_KEY is required when NODE_ENV=production and DATABASE_URL is set');
+  }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   const demoRaw = env.DEMO ?? '1';
@@ -83,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtAudience: env.JWT_AUDIENCE || 'patchbay-api',
     jwksUrl,
     logLevel,
+    licenseKeyEncryptionKey,
+    licensingRateLimitPerIp: intVar(env, 'LICENSING_RATE_LIMIT_PER_IP', 600, 1, 10_000_000, problems),
+    licensingRateLimitPerSerial: intVar(env, 'LICENSING_RATE_LIMIT_PER_SERIAL', 60, 1, 10_000_000, problems),
     demo: demoRaw === '1' || demoRaw === 'true',
     production,
   };

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import type { JwtSettings } from './platform/auth/jwt.js';
+import { parseKey } from './platform/crypto/sealed.js';
 import { migrate, openDatabase, type Database } from './platform/db/database.js';
 
 /**
@@ -13,16 +14,29 @@ export function resolveJwtSettings(config: Config): JwtSettings {
   let secret = config.jwtSecret;
   if (!secret && !(config.production && config.jwksUrl)) {
     if (config.production) throw new Error('JWT_SECRET or JWKS_URL is required in production');
-    const file = path.join(path.resolve(config.dataDir), 'jwt-secret');
-    if (fs.existsSync(file)) {
-      secret = fs.readFileSync(file, 'utf8').trim();
-    } else {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      secret = randomBytes(48).toString('base64url');
-      fs.writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
-    }
+    secret = keptSecret(config, 'jwt-secret', () => randomBytes(48).toString('base64url'));
   }
   return { secret, issuer: config.jwtIssuer, audience: config.jwtAudience, jwksUrl: config.jwksUrl };
+}
+
+function keptSecret(config: Config, name: string, make: () => string): string {
+  const file = path.join(path.resolve(config.dataDir), name);
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const value = make();
+  fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
+  return value;
+}
+
+/**
+ * The key that encrypts license signing keys. Outside production a missing
+ * key is generated once and kept in DATA_DIR beside the database it protects.
+ */
+export function resolveLicenseKeyEncryptionKey(config: Config): Buffer {
+  const text = config.licenseKeyEncryptionKey ?? keptSecret(config, 'license-key-encryption-key', () => randomBytes(32).toString('base64'));
+  const key = parseKey(text);
+  if (!key) throw new Error('LICENSE_KEY_ENCRYPTION_KEY must be 32 bytes');
+  return key;
 }
 
 export async function openMigratedDatabase(config: Config): Promise<Database> {

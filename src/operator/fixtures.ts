@@ -45,6 +45,7 @@ export const FixtureDocument = Type.Object(
             maxActivations: Type.Optional(Type.Integer({ minimum: 0 })),
             priceCents: Type.Optional(Type.Integer({ minimum: 0 })),
             currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
+            offlineGraceDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
           },
           { additionalProperties: false },
         ),
@@ -66,6 +67,55 @@ export const FixtureDocument = Type.Object(
         ),
       ),
     ),
+    resellers: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Key,
+            workspace: Key,
+            name: Type.String({ minLength: 1 }),
+            kind: Type.Optional(Type.Union(['store', 'distributor', 'marketplace', 'bundle'].map((k) => Type.Literal(k)))),
+            developerShareBps: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 10000 }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    orders: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Key,
+            workspace: Key,
+            customer: Key,
+            reference: Type.Optional(Type.String()),
+            status: Type.Optional(Type.String()),
+            totalCents: Type.Optional(Type.Integer({ minimum: 0 })),
+            currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    serials: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Key,
+            workspace: Key,
+            product: Key,
+            code: Type.Optional(Type.String({ minLength: 4, maxLength: 64 })),
+            customer: Type.Optional(Key),
+            order: Type.Optional(Key),
+            maxActivations: Type.Optional(Type.Integer({ minimum: 0 })),
+            expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+            activeFrom: Type.Optional(Type.String({ format: 'date-time' })),
+            activeTo: Type.Optional(Type.String({ format: 'date-time' })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     tokens: Type.Optional(
       Type.Array(
         Type.Object(
@@ -80,7 +130,19 @@ export const FixtureDocument = Type.Object(
 export type FixtureDocument = Static<typeof FixtureDocument>;
 
 export interface FixtureResult {
-  ids: { workspaces: Record<string, number>; accounts: Record<string, number>; products: Record<string, number>; customers: Record<string, number> };
+  ids: {
+    workspaces: Record<string, number>;
+    accounts: Record<string, number>;
+    products: Record<string, number>;
+    customers: Record<string, number>;
+    resellers: Record<string, number>;
+    orders: Record<string, number>;
+    serials: Record<string, number>;
+  };
+  /** productAppId per product key: what a plugin sends to the licensing runtime. */
+  appIds: Record<string, string>;
+  /** Serial code per serial key. */
+  serialCodes: Record<string, string>;
   tokens: Record<string, string>;
 }
 
@@ -105,7 +167,9 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
   }
   if ((doc.tokens?.length ?? 0) > 0 && !jwt.secret) throw new FixtureError('Tokens need JWT_SECRET (tokens from JWKS_URL are issued by the identity provider)');
 
-  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {} };
+  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {}, resellers: {}, orders: {}, serials: {} };
+  const appIds: Record<string, string> = {};
+  const serialCodes: Record<string, string> = {};
   await db.transaction().execute(async (tx) => {
     for (const w of doc.workspaces ?? []) {
       ids.workspaces[w.key] = await workspaces.createWorkspace(tx, { name: w.name, billingEligible: w.billingEligible ?? false });
@@ -114,13 +178,16 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
       ids.accounts[a.key] = await workspaces.upsertAccount(tx, { email: a.email, emailVerified: a.emailVerified ?? false });
     }
     for (const p of doc.products ?? []) {
-      ids.products[p.key] = await workspaces.createProduct(tx, {
+      const product = await workspaces.createProduct(tx, {
         workspaceId: lookup(ids.workspaces, 'workspace', p.workspace),
         name: p.name,
         maxActivations: p.maxActivations ?? 3,
         priceCents: p.priceCents ?? 0,
         currency: p.currency ?? 'usd',
+        offlineGraceDays: p.offlineGraceDays,
       });
+      ids.products[p.key] = product.id;
+      appIds[p.key] = product.appId;
     }
     for (const m of doc.memberships ?? []) {
       const products = m.products ?? (m.owner ? 'all' : []);
@@ -159,6 +226,40 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
       const accountByEmail = new Map(found.map((f) => [f.email.toLowerCase(), f.account_id]));
       for (const c of customers) if (c.key) ids.customers[c.key] = accountByEmail.get(c.email.trim().toLowerCase())!;
     }
+
+    for (const r of doc.resellers ?? []) {
+      ids.resellers[r.key] = await workspaces.createResellerRelationship(tx, {
+        workspaceId: lookup(ids.workspaces, 'workspace', r.workspace),
+        name: r.name,
+        kind: r.kind ?? 'store',
+        developerShareBps: r.developerShareBps ?? null,
+      });
+    }
+    for (const o of doc.orders ?? []) {
+      ids.orders[o.key] = await workspaces.createOrder(tx, {
+        workspaceId: lookup(ids.workspaces, 'workspace', o.workspace),
+        customerId: lookup(ids.customers, 'customer', o.customer),
+        reference: o.reference ?? `ORD-${o.key}`,
+        status: o.status ?? 'paid',
+        totalCents: o.totalCents ?? 0,
+        currency: o.currency ?? 'usd',
+      });
+    }
+    for (const s of doc.serials ?? []) {
+      const created = await workspaces.createSerial(tx, {
+        workspaceId: lookup(ids.workspaces, 'workspace', s.workspace),
+        productId: lookup(ids.products, 'product', s.product),
+        code: s.code,
+        customerId: s.customer ? lookup(ids.customers, 'customer', s.customer) : null,
+        orderId: s.order ? lookup(ids.orders, 'order', s.order) : null,
+        maxActivations: s.maxActivations,
+        expiresAt: s.expiresAt ?? null,
+        activeFrom: s.activeFrom ?? null,
+        activeTo: s.activeTo ?? null,
+      });
+      ids.serials[s.key] = created.id;
+      serialCodes[s.key] = created.code;
+    }
   });
 
   const tokens: Record<string, string> = {};
@@ -168,5 +269,5 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
       { accountId: lookup(ids.accounts, 'account', t.account), workspaceId: lookup(ids.workspaces, 'workspace', t.workspace), ttlSeconds: t.ttlSeconds ?? 3600 },
     );
   }
-  return { ids, tokens };
+  return { ids, appIds, serialCodes, tokens };
 }

@@ -3,7 +3,7 @@ import { writeAudit } from '../../platform/audit/audit.repo.js';
 import { hasPermission, type Scope } from '../../platform/auth/scope.js';
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
 import type { Db } from '../../platform/db/database.js';
-import { type Executor, inTransaction } from '../../platform/db/transaction.js';
+import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
 import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
@@ -87,6 +87,68 @@ export async function importTemplate(db: Db, scope: Scope): Promise<string> {
   );
 }
 
+export interface CustomerUpsert {
+  email: string;
+  emailNormalized: string;
+  firstName: string | null;
+  lastName: string | null;
+  productIds: number[];
+  marketingConsent: boolean;
+}
+
+/**
+ * Creates or refreshes customer relationships inside the caller's transaction
+ * (used by the customer import and by other modules that assign customers,
+ * such as serial import). One relationship per e-mail; later rows refine names
+ * and add products. Returns the account id per normalised e-mail and how many
+ * relationships became active.
+ */
+export async function upsertCustomers(
+  tx: Tx,
+  scope: Scope,
+  rows: CustomerUpsert[],
+  source: string,
+): Promise<{ accountIds: Map<string, number>; inserted: number }> {
+  const merged = new Map<string, CustomerUpsert>();
+  for (const row of rows) {
+    const seen = merged.get(row.emailNormalized);
+    if (!seen) merged.set(row.emailNormalized, { ...row, productIds: [...row.productIds] });
+    else {
+      seen.firstName = row.firstName ?? seen.firstName;
+      seen.lastName = row.lastName ?? seen.lastName;
+      seen.productIds.push(...row.productIds);
+      seen.marketingConsent ||= row.marketingConsent;
+    }
+  }
+  // Sorted so that concurrent imports lock shared rows in the same order and cannot deadlock.
+  const unique = [...merged.values()].sort((x, y) => (x.emailNormalized < y.emailNormalized ? -1 : x.emailNormalized > y.emailNormalized ? 1 : 0));
+  const accountIds = new Map<string, number>();
+  let inserted = 0;
+  for (let i = 0; i < unique.length; i += WRITE_BATCH) {
+    const batch = unique.slice(i, i + WRITE_BATCH);
+    const accounts = await repo.ensureAccounts(tx, scope, batch.map((r) => r.email), batch.map((r) => r.emailNormalized));
+    const rels = batch.map((r) => ({ accountId: accounts.get(r.emailNormalized)!, email: r.email, firstName: r.firstName, lastName: r.lastName }));
+    const { ids, activated } = await repo.upsertRelationships(tx, scope, rels, source);
+    inserted += activated;
+    const linkCustomers: number[] = [];
+    const linkProducts: number[] = [];
+    const consenting: number[] = [];
+    for (const r of batch) {
+      const accountId = accounts.get(r.emailNormalized)!;
+      accountIds.set(r.emailNormalized, accountId);
+      const customerId = ids.get(accountId)!;
+      for (const productId of new Set(r.productIds)) {
+        linkCustomers.push(customerId);
+        linkProducts.push(productId);
+      }
+      if (r.marketingConsent) consenting.push(accountId);
+    }
+    await repo.linkProducts(tx, scope, linkCustomers, linkProducts);
+    await repo.recordConsents(tx, scope, consenting, source);
+  }
+  return { accountIds, inserted };
+}
+
 export interface ImportOutcome {
   status: 201 | 207;
   body: ImportResult;
@@ -117,51 +179,15 @@ export async function importCustomers(db: Executor, scope: Scope, input: RawImpo
     });
   }
 
-  // One relationship per e-mail: later rows refine names and add products.
-  const merged = new Map<string, ValidCustomerRow>();
-  for (const row of valid) {
-    const seen = merged.get(row.emailNormalized);
-    if (!seen) merged.set(row.emailNormalized, { ...row, productIds: [...row.productIds] });
-    else {
-      seen.firstName = row.firstName ?? seen.firstName;
-      seen.lastName = row.lastName ?? seen.lastName;
-      seen.productIds.push(...row.productIds);
-      seen.marketingConsent ||= row.marketingConsent;
-    }
-  }
-  // Sorted so that concurrent imports lock shared rows in the same order and cannot deadlock.
-  const unique = [...merged.values()].sort((x, y) => (x.emailNormalized < y.emailNormalized ? -1 : x.emailNormalized > y.emailNormalized ? 1 : 0));
-
-  const inserted = await inTransaction(db, async (tx) => {
-    let activated = 0;
-    for (let i = 0; i < unique.length; i += WRITE_BATCH) {
-      const batch = unique.slice(i, i + WRITE_BATCH);
-      const accounts = await repo.ensureAccounts(tx, scope, batch.map((r) => r.email), batch.map((r) => r.emailNormalized));
-      const rels = batch.map((r) => ({ accountId: accounts.get(r.emailNormalized)!, email: r.email, firstName: r.firstName, lastName: r.lastName }));
-      const { ids, activated: n } = await repo.upsertRelationships(tx, scope, rels, 'import');
-      activated += n;
-      const linkCustomers: number[] = [];
-      const linkProducts: number[] = [];
-      const consenting: number[] = [];
-      for (const r of batch) {
-        const accountId = accounts.get(r.emailNormalized)!;
-        const customerId = ids.get(accountId)!;
-        for (const productId of new Set(r.productIds)) {
-          linkCustomers.push(customerId);
-          linkProducts.push(productId);
-        }
-        if (r.marketingConsent) consenting.push(accountId);
-      }
-      await repo.linkProducts(tx, scope, linkCustomers, linkProducts);
-      await repo.recordConsents(tx, scope, consenting, 'import');
-    }
+  const { inserted } = await inTransaction(db, async (tx) => {
+    const result = await upsertCustomers(tx, scope, valid, 'import');
     await writeAudit(tx, scope, {
       action: 'customers.imported',
       subjectType: 'workspace',
       subjectId: scope.workspaceId,
-      data: { source: input.source, rows: input.rows.length, accepted: valid.length, inserted: activated, failed: failedRows },
+      data: { source: input.source, rows: input.rows.length, accepted: valid.length, inserted: result.inserted, failed: failedRows },
     });
-    return activated;
+    return result;
   });
 
   const body: ImportResult = {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/transaction.js';
+import { newProductAppId, newSerialCode } from '../../platform/ids/codes.js';
 
 // Operator-level writes (fixtures, demo seed, CLI). There is no caller scope
 // here: these functions create the tenants that scopes are later built from.
@@ -64,8 +65,8 @@ export async function addMembership(
 
 export async function createProduct(
   db: Executor,
-  input: { workspaceId: number; name: string; maxActivations: number; priceCents: number; currency: string },
-): Promise<number> {
+  input: { workspaceId: number; name: string; maxActivations: number; priceCents: number; currency: string; offlineGraceDays?: number },
+): Promise<{ id: number; appId: string }> {
   const row = await db
     .insertInto('products')
     .values({
@@ -74,13 +75,88 @@ export async function createProduct(
       max_activations: input.maxActivations,
       price_cents: input.priceCents,
       currency: input.currency.toLowerCase(),
+      app_id: newProductAppId(),
+      ...(input.offlineGraceDays === undefined ? {} : { offline_grace_days: input.offlineGraceDays }),
+    })
+    .returning(['id', 'app_id'])
+    .executeTakeFirstOrThrow();
+  return { id: row.id, appId: row.app_id };
+}
+
+export async function countWorkspaces(db: Executor): Promise<number> {
+  const row = await db.selectFrom('workspaces').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  return row.n;
+}
+
+export async function createResellerRelationship(
+  db: Executor,
+  input: { workspaceId: number; name: string; kind: string; developerShareBps: number | null },
+): Promise<number> {
+  const reseller = await db.insertInto('resellers').values({ name: input.name, kind: input.kind }).returning('id').executeTakeFirstOrThrow();
+  const rel = await db
+    .insertInto('reseller_relationships')
+    .values({ workspace_id: input.workspaceId, reseller_id: reseller.id, developer_share_bps: input.developerShareBps })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return rel.id;
+}
+
+export async function createOrder(
+  db: Executor,
+  input: { workspaceId: number; customerId: number; reference: string; status: string; totalCents: number; currency: string },
+): Promise<number> {
+  const row = await db
+    .insertInto('orders')
+    .values({
+      workspace_id: input.workspaceId,
+      customer_id: input.customerId,
+      reference: input.reference,
+      status: input.status,
+      total_cents: input.totalCents,
+      currency: input.currency.toLowerCase(),
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function countWorkspaces(db: Executor): Promise<number> {
-  const row = await db.selectFrom('workspaces').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-  return row.n;
+export async function createSerial(
+  db: Executor,
+  input: {
+    workspaceId: number;
+    productId: number;
+    code?: string | undefined;
+    customerId: number | null;
+    orderId: number | null;
+    maxActivations?: number | undefined;
+    expiresAt: string | null;
+    activeFrom: string | null;
+    activeTo: string | null;
+  },
+): Promise<{ id: number; code: string }> {
+  const product = await db
+    .selectFrom('products')
+    .where('workspace_id', '=', input.workspaceId)
+    .where('id', '=', input.productId)
+    .select('max_activations')
+    .executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('serials')
+    .values({
+      workspace_id: input.workspaceId,
+      product_id: input.productId,
+      code: input.code ?? newSerialCode(),
+      customer_id: input.customerId,
+      order_id: input.orderId,
+      origin: input.customerId ? 'granted' : 'generated',
+      status: input.customerId ? 'redeemed' : 'available',
+      redeemed_at: input.customerId ? new Date() : null,
+      max_activations: input.maxActivations ?? product.max_activations,
+      expires_at: input.expiresAt ? new Date(input.expiresAt) : null,
+      active_from: input.activeFrom ? new Date(input.activeFrom) : null,
+      active_to: input.activeTo ? new Date(input.activeTo) : null,
+    })
+    .returning(['id', 'code'])
+    .executeTakeFirstOrThrow();
+  return row;
 }

@@ -39,6 +39,8 @@ export interface ProductsTable {
   id: Generated<number>;
   workspace_id: number;
   name: string;
+  app_id: string;
+  offline_grace_days: Generated<number>;
   max_activations: Generated<number>;
   price_cents: Generated<number>;
   currency: Generated<string>;
@@ -80,6 +82,104 @@ export interface MarketingConsentsTable {
 export interface WorkspaceStatsTable {
   workspace_id: number;
   active_customers: Generated<number>;
+  serials: Generated<number>;
+}
+
+export interface OrdersTable {
+  id: Generated<number>;
+  workspace_id: number;
+  customer_id: number | null;
+  reference: string;
+  channel: Generated<string>;
+  status: Generated<string>;
+  refund_status: Generated<string>;
+  total_cents: Generated<number>;
+  currency: Generated<string>;
+  customer_portal_hidden: Generated<boolean>;
+  created_at: CreatedAt;
+}
+
+export type SerialStatus = 'available' | 'redeemed' | 'suspended' | 'deactivated' | 'revoked';
+
+export interface SerialsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  product_id: number;
+  code: string;
+  code_key: ColumnType<string, never, never>;
+  status: Generated<SerialStatus>;
+  customer_id: number | null;
+  origin: 'generated' | 'imported' | 'granted';
+  max_activations: number;
+  active_activation_count: Generated<number>;
+  expires_at: Date | null;
+  promo_price_cents: number | null;
+  promo_start: Date | null;
+  promo_expires: Date | null;
+  active_from: Date | null;
+  active_to: Date | null;
+  batch_tag: string | null;
+  notes: string | null;
+  order_id: number | null;
+  redeemed_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface SerialActivationsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  serial_id: number;
+  machine_id: string;
+  machine_name: string | null;
+  platform: string | null;
+  app_version: string | null;
+  status: Generated<'active' | 'released'>;
+  activated_at: CreatedAt;
+  last_validated_at: UpdatedAt;
+  released_at: Date | null;
+  release_reason: string | null;
+}
+
+export interface SerialEventsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  serial_id: number;
+  action: string;
+  actor_type: 'developer' | 'runtime' | 'system';
+  actor_account_id: number | null;
+  reason: string | null;
+  note: string | null;
+  before_status: string | null;
+  after_status: string | null;
+  data: ColumnType<unknown, string | undefined, never>;
+  created_at: CreatedAt;
+}
+
+export interface ResellersTable {
+  id: Generated<number>;
+  name: string;
+  kind: string;
+  created_at: CreatedAt;
+}
+
+export interface ResellerRelationshipsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  reseller_id: number;
+  developer_share_bps: number | null;
+  status: Generated<string>;
+  created_at: CreatedAt;
+}
+
+export interface LicenseKeysTable {
+  kid: string;
+  workspace_id: number;
+  alg: string;
+  public_jwk: ColumnType<Record<string, unknown>, string, never>;
+  private_key_encrypted: string;
+  status: Generated<'active' | 'retired'>;
+  created_at: CreatedAt;
 }
 
 export interface AuditLogTable {
@@ -104,4 +204,11 @@ export interface DB {
   marketing_consents: MarketingConsentsTable;
   workspace_stats: WorkspaceStatsTable;
   audit_log: AuditLogTable;
+  orders: OrdersTable;
+  serials: SerialsTable;
+  serial_activations: SerialActivationsTable;
+  serial_events: SerialEventsTable;
+  resellers: ResellersTable;
+  reseller_relationships: ResellerRelationshipsTable;
+  license_keys: LicenseKeysTable;
 }

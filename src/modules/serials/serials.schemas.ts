@@ -1,0 +1,213 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { ListEnvelope, ListQuery, PagingQuery } from '../../platform/http/schemas.js';
+
+export const MAX_GENERATE_QUANTITY = 10_000;
+
+export const SerialListQuery = Type.Object(
+  {
+    ...ListQuery,
+    search: Type.Optional(Type.String({ maxLength: 200, description: 'Serial code substring (case and separators ignored) or a customer e-mail (exact)' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('available'), Type.Literal('redeemed')], { description: 'available: unassigned inventory; redeemed: in use' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SerialListQuery = Static<typeof SerialListQuery>;
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const DateTime = Nullable(Type.String({ format: 'date-time' }));
+
+export const SerialStatusSchema = Type.Union(
+  ['available', 'redeemed', 'suspended', 'deactivated', 'revoked'].map((s) => Type.Literal(s)),
+  { description: 'available | redeemed | suspended | deactivated | revoked — see the lifecycle table in the README' },
+);
+
+export const SerialRow = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    serial: Type.String(),
+    product_id: Type.Integer({ minimum: 1 }),
+    product: Type.String(),
+    customer_id: Type.Union([Type.Integer(), Type.Null()]),
+    status: SerialStatusSchema,
+    redeemed: Type.Boolean(),
+    revoked: Type.Boolean(),
+    active_activation_count: Type.Integer({ minimum: 0 }),
+    max_activations: Type.Integer({ minimum: 0 }),
+    remaining_activations: Type.Integer({ minimum: 0 }),
+    origin: Type.String({ description: 'generated | imported | granted' }),
+    expires_at: DateTime,
+    promo_price: Type.Union([Type.Integer(), Type.Null()], { description: 'Minor currency units (cents)' }),
+    promo_start: DateTime,
+    promo_expires: DateTime,
+    active_from: DateTime,
+    active_to: DateTime,
+    batch_tag: Type.Union([Type.String(), Type.Null()]),
+    notes: Type.Union([Type.String(), Type.Null()]),
+    order_id: Type.Union([Type.Integer(), Type.Null()]),
+    redeemed_at: DateTime,
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: true },
+);
+export type SerialRow = Static<typeof SerialRow>;
+
+export const SerialList = ListEnvelope(SerialRow);
+
+export const AvailableByProduct = ListEnvelope(SerialRow, {
+  products: Type.Array(
+    Type.Object(
+      { productId: Type.Integer(), product: Type.String(), available: Type.Integer(), total: Type.Integer() },
+      { additionalProperties: true },
+    ),
+  ),
+  promos: Type.Array(
+    Type.Object(
+      {
+        productId: Type.Integer(),
+        product: Type.String(),
+        batchTag: Type.Union([Type.String(), Type.Null()]),
+        promoPrice: Type.Integer(),
+        promoStart: DateTime,
+        promoExpires: DateTime,
+        available: Type.Integer(),
+      },
+      { additionalProperties: true },
+    ),
+  ),
+});
+
+export const ResellerList = Type.Object(
+  {
+    resellers: Type.Array(
+      Type.Object(
+        {
+          id: Type.Integer({ minimum: 1 }),
+          name: Type.String(),
+          kind: Type.String({ description: 'store | distributor | marketplace | bundle' }),
+          relationship_id: Type.Integer({ minimum: 1 }),
+          developer_share_bps: Type.Union([Type.Integer({ minimum: 0, maximum: 10000 }), Type.Null()]),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
+const OptDate = Type.Optional(DateTime);
+const Money = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Minor currency units (cents), an integer' });
+
+/** camelCase fields and their snake_case aliases (contract §9.2); both may be sent if they agree. */
+export const GenerateBody = Type.Object(
+  {
+    productId: Type.Optional(Id),
+    product_id: Type.Optional(Id),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_GENERATE_QUANTITY, default: 1 })),
+    prefix: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{1,12}$', description: '1–12 letters or digits; upper-cased' })),
+    expiresAt: OptDate,
+    expires_at: OptDate,
+    promoPrice: Type.Optional(Type.Union([Money, Type.Null()])),
+    promo_price: Type.Optional(Type.Union([Money, Type.Null()])),
+    promoStart: OptDate,
+    promo_start: OptDate,
+    promoExpires: OptDate,
+    promo_expires: OptDate,
+    activeFrom: OptDate,
+    active_from: OptDate,
+    activeTo: OptDate,
+    active_to: OptDate,
+    batchTag: Type.Optional(Type.String({ maxLength: 100 })),
+    batch_tag: Type.Optional(Type.String({ maxLength: 100 })),
+    notes: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: true },
+);
+export type GenerateBody = Static<typeof GenerateBody>;
+
+export const GenerateResult = Type.Object(
+  {
+    message: Type.String(),
+    count: Type.Integer(),
+    product: Type.Object({ id: Type.Integer({ minimum: 1 }), name: Type.String() }, { additionalProperties: true }),
+    serials: Type.Array(SerialRow),
+  },
+  { additionalProperties: true },
+);
+
+export const SerialIdParams = Type.Object({ serialId: Id }, { additionalProperties: false });
+
+export const ActionBody = Type.Union([
+  Type.Object(
+    { reason: Type.Optional(Type.String({ maxLength: 500 })), note: Type.Optional(Type.String({ maxLength: 2000 })) },
+    { additionalProperties: true },
+  ),
+  Type.Null(),
+]);
+export type ActionBody = Static<typeof ActionBody>;
+
+export const ActionResult = Type.Object(
+  { serial: SerialRow, deactivatedActivations: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: true },
+);
+
+export const PortalOrderResult = Type.Object(
+  {
+    serialId: Type.Integer(),
+    serial: Type.String(),
+    orderId: Type.Integer(),
+    customerPortalHidden: Type.Boolean(),
+  },
+  { additionalProperties: true },
+);
+
+export const SerialEventsQuery = Type.Object(PagingQuery, { additionalProperties: false });
+export const SerialEventList = ListEnvelope(
+  Type.Object(
+    {
+      id: Type.Integer(),
+      action: Type.String(),
+      actor_type: Type.String({ description: 'developer | runtime | system' }),
+      actor_account_id: Type.Union([Type.Integer(), Type.Null()]),
+      reason: Type.Union([Type.String(), Type.Null()]),
+      note: Type.Union([Type.String(), Type.Null()]),
+      before_status: Type.Union([Type.String(), Type.Null()]),
+      after_status: Type.Union([Type.String(), Type.Null()]),
+      data: Type.Object({}, { additionalProperties: true }),
+      created_at: Type.String({ format: 'date-time' }),
+    },
+    { additionalProperties: true },
+  ),
+);
+
+const cell = (description: string) => Type.Optional(Type.Unknown({ description }));
+export const SerialImportJson = Type.Object(
+  {
+    serials: Type.Array(
+      Type.Object(
+        {
+          serialCode: cell('string (required): 4–64 letters, digits or dashes; unique across the service'),
+          productId: cell('integer ≥ 1, or a key of productMappings'),
+          productName: cell('string, or a key of productMappings'),
+          email: cell('string, e-mail format: assigns the serial to this customer'),
+          firstName: cell('string'),
+          lastName: cell('string'),
+        },
+        { additionalProperties: true },
+      ),
+      { description: `At most ${IMPORT_MAX_ROWS} rows` },
+    ),
+    productMappings: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: true },
+);
+export const SerialImportMultipart = Type.Object(
+  {
+    file: Type.Optional(Type.Unknown({ format: 'binary', description: 'CSV with the demo-csv columns' })),
+    productMappings: Type.Optional(Type.String({ description: 'JSON object' })),
+  },
+  { additionalProperties: true },
+);

@@ -1,0 +1,419 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The CLI and the server run as real child processes on their own embedded
+// database in a temporary DATA_DIR, whatever DATABASE_URL the test run has.
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CONFIG_VARS = ['DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'NODE_ENV'];
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+
+function childEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of CONFIG_VARS) delete env[name];
+  return { ...env, DATA_DIR: dataDir, ...extra };
+}
+
+async function tempDataDir(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'patchbay-cli-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(dataDir: string, ...args: string[]): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/patchbay.js', ...args], { cwd: ROOT, env: childEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      children.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs the CLI and returns its JSON output, failing with its stderr when it does not succeed. */
+async function cliJson<T = Record<string, unknown>>(dataDir: string, ...args: string[]): Promise<T> {
+  const outcome = await cli(dataDir, ...args);
+  expect(outcome.stderr).toBe('');
+  expect(outcome.code).toBe(0);
+  return JSON.parse(outcome.stdout) as T;
+}
+
+interface Server {
+  child: ChildProcess;
+  stdout: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `src/server.ts` and resolves once it has printed its start-up block. */
+function startServer(dataDir: string, extra: Record<string, string> = {}): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: childEnv(dataDir, { PORT: '0', LOG_LEVEL: 'warn', ...extra }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time\nstdout: ${stdout}\nstderr: ${stderr}`)), 90_000);
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      if (/listening on [^\n]*\n[\s\S]*\n\n/.test(stdout)) {
+        clearTimeout(timer);
+        resolve({ child, stdout: () => stdout, exited });
+      }
+    });
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}\nstdout: ${stdout}\nstderr: ${stderr}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess, exited?: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = exited ?? new Promise((resolve) => child.once('close', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await done;
+  clearTimeout(timer);
+}
+
+afterAll(async () => {
+  await Promise.all([...children].map((child) => stop(child)));
+  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+});
+
+const readSecret = async (dataDir: string) => new TextEncoder().encode((await fs.readFile(path.join(dataDir, 'jwt-secret'), 'utf8')).trim());
+
+async function verifyWithStoredSecret(dataDir: string, token: string) {
+  const { payload, protectedHeader } = await jwtVerify(token, await readSecret(dataDir), {
+    algorithms: ['HS256'],
+    issuer: 'patchbay',
+    audience: 'patchbay-api',
+  });
+  expect(protectedHeader.alg).toBe('HS256');
+  return payload;
+}
+
+const FIXTURE = {
+  workspaces: [
+    { key: 'studio', name: 'Studio One', billingEligible: true },
+    { key: 'label', name: 'Other Label' },
+  ],
+  accounts: [
+    { key: 'owner', email: 'owner@studio.test', emailVerified: true },
+    { key: 'support', email: 'support@studio.test', emailVerified: true },
+    { key: 'consultant', email: 'consultant@studio.test' },
+  ],
+  products: [
+    { key: 'synth', workspace: 'studio', name: 'Nebula Synth', maxActivations: 3, priceCents: 14900, currency: 'usd' },
+    { key: 'reverb', workspace: 'studio', name: 'Cathedral Reverb', priceCents: 7900 },
+    { key: 'drums', workspace: 'label', name: 'Tape Drums' },
+  ],
+  memberships: [
+    { account: 'owner', workspace: 'studio', owner: true, permissions: ['*'], products: 'all' },
+    { account: 'support', workspace: 'studio', permissions: ['customers.view', 'products.view'], products: ['reverb'] },
+    { account: 'consultant', workspace: 'studio', permissions: ['customers.view'], products: 'all' },
+    { account: 'consultant', workspace: 'label', permissions: ['customers.view'] },
+  ],
+  customers: [
+    { key: 'ann', workspace: 'studio', email: 'ann@customers.test', firstName: 'Ann', lastName: 'Lee', products: ['synth', 'reverb'] },
+    { key: 'ben', workspace: 'studio', email: 'ben@customers.test', marketingConsent: true },
+    { key: 'cy', workspace: 'label', email: 'cy@customers.test', products: ['drums'] },
+  ],
+  tokens: [
+    { key: 'owner', account: 'owner', workspace: 'studio' },
+    { key: 'support', account: 'support', workspace: 'studio', ttlSeconds: 300 },
+  ],
+};
+
+interface Loaded {
+  ids: { workspaces: Record<string, number>; accounts: Record<string, number>; products: Record<string, number>; customers: Record<string, number> };
+  tokens: Record<string, string>;
+}
+
+/** Writes a fixture file next to (not inside) the data directory. */
+async function writeFixture(dataDir: string, name: string, content: unknown): Promise<string> {
+  const file = path.join(path.dirname(dataDir), `${path.basename(dataDir)}-${name}.json`);
+  await fs.writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
+  tempDirs.push(file);
+  return file;
+}
+
+describe('patchbay migrate', () => {
+  it('applies the migrations once and prints them as JSON', async () => {
+    const dir = await tempDataDir();
+    const first = await cliJson<{ applied: string[] }>(dir, 'migrate');
+    expect(first.applied.length).toBeGreaterThan(0);
+    expect(first.applied.every((name) => /^\d{8}_\d{4}_/.test(name))).toBe(true);
+    expect(await cliJson(dir, 'migrate')).toEqual({ applied: [] });
+    // The embedded database lives in DATA_DIR and the lock is released on exit.
+    expect((await fs.readdir(dir)).sort()).toEqual(['jwt-secret', 'pgdata']);
+  });
+});
+
+describe('patchbay fixtures load', () => {
+  let dir: string;
+  let loaded: Loaded;
+
+  beforeAll(async () => {
+    dir = await tempDataDir();
+    loaded = await cliJson<Loaded>(dir, 'fixtures', 'load', await writeFixture(dir, 'fixture', FIXTURE));
+  });
+
+  it('prints the ids of everything it created, by fixture key', () => {
+    const id = expect.any(Number);
+    expect(loaded.ids).toEqual({
+      workspaces: { studio: id, label: id },
+      accounts: { owner: id, support: id, consultant: id },
+      products: { synth: id, reverb: id, drums: id },
+      customers: { ann: id, ben: id, cy: id },
+    });
+    const all = Object.values(loaded.ids).flatMap((group) => Object.values(group));
+    expect(all.every((value) => Number.isInteger(value) && value > 0)).toBe(true);
+    expect(new Set(Object.values(loaded.ids.workspaces)).size).toBe(2);
+    expect(new Set(Object.values(loaded.ids.products)).size).toBe(3);
+  });
+
+  it('prints tokens signed with the secret kept in DATA_DIR, for the given account, workspace and lifetime', async () => {
+    expect(Object.keys(loaded.tokens).sort()).toEqual(['owner', 'support']);
+    const owner = await verifyWithStoredSecret(dir, loaded.tokens.owner!);
+    expect(owner).toMatchObject({ sub: String(loaded.ids.accounts.owner), wid: loaded.ids.workspaces.studio });
+    expect(owner.exp! - owner.iat!).toBe(3600);
+    const support = await verifyWithStoredSecret(dir, loaded.tokens.support!);
+    expect(support).toMatchObject({ sub: String(loaded.ids.accounts.support), wid: loaded.ids.workspaces.studio });
+    expect(support.exp! - support.iat!).toBe(300);
+  });
+
+  it('refuses an unknown top-level key: message on stderr, nothing on stdout', async () => {
+    const file = await writeFixture(dir, 'unknown-key', { ...FIXTURE, users: [{ email: 'x@y.test' }] });
+    const outcome = await cli(dir, 'fixtures', 'load', file);
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toMatch(/Invalid fixture document/);
+    expect(outcome.stderr).toMatch(/\/users/);
+    expect(outcome.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  });
+
+  it('refuses an unknown permission', async () => {
+    const file = await writeFixture(dir, 'bad-permission', {
+      ...FIXTURE,
+      memberships: [{ account: 'owner', workspace: 'studio', permissions: ['customers.delete'] }],
+    });
+    const outcome = await cli(dir, 'fixtures', 'load', file);
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr.trim()).toBe('Unknown permission "customers.delete"');
+  });
+
+  it('writes nothing when a reference is unknown', async () => {
+    const file = await writeFixture(dir, 'bad-reference', {
+      workspaces: [{ key: 'w', name: 'Half Loaded' }],
+      accounts: [{ key: 'a', email: 'half-loaded@studio.test' }],
+      memberships: [{ account: 'a', workspace: 'w', products: ['missing'] }],
+    });
+    const outcome = await cli(dir, 'fixtures', 'load', file);
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr.trim()).toBe('Unknown product key "missing"');
+    // The account of the failed document was rolled back with the rest.
+    const token = await cli(dir, 'token', 'create', '--account', 'half-loaded@studio.test');
+    expect(token.code).not.toBe(0);
+    expect(token.stderr.trim()).toBe('No account half-loaded@studio.test');
+  });
+
+  it('refuses a file that does not exist or is not JSON', async () => {
+    const missing = await cli(dir, 'fixtures', 'load', path.join(dir, 'nope.json'));
+    expect(missing.code).not.toBe(0);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/^Cannot read .*nope\.json/);
+
+    const file = await writeFixture(dir, 'not-json', '{ "workspaces": [');
+    const broken = await cli(dir, 'fixtures', 'load', file);
+    expect(broken.code).not.toBe(0);
+    expect(broken.stdout).toBe('');
+    expect(broken.stderr).toMatch(/^Cannot read /);
+  });
+
+  describe('patchbay token create', () => {
+    it('mints a token for an account given by e-mail, in its only workspace', async () => {
+      const out = await cliJson<{ token: string; accountId: number; workspaceId: number; expiresIn: number }>(
+        dir,
+        'token',
+        'create',
+        '--account',
+        'Support@Studio.test',
+      );
+      expect(out).toEqual({ token: expect.any(String), accountId: loaded.ids.accounts.support, workspaceId: loaded.ids.workspaces.studio, expiresIn: 3600 });
+      const payload = await verifyWithStoredSecret(dir, out.token);
+      expect(payload).toMatchObject({ sub: String(loaded.ids.accounts.support), wid: loaded.ids.workspaces.studio });
+      expect(payload.exp! - payload.iat!).toBe(3600);
+    });
+
+    it('mints a token for an account id in a chosen workspace, with a chosen lifetime', async () => {
+      const out = await cliJson<{ token: string }>(
+        dir,
+        'token',
+        'create',
+        '--account',
+        String(loaded.ids.accounts.consultant),
+        '--workspace',
+        String(loaded.ids.workspaces.label),
+        '--ttl',
+        '60',
+      );
+      const payload = await verifyWithStoredSecret(dir, out.token);
+      expect(payload).toMatchObject({ sub: String(loaded.ids.accounts.consultant), wid: loaded.ids.workspaces.label });
+      expect(payload.exp! - payload.iat!).toBe(60);
+      expect(payload.exp! * 1000).toBeGreaterThan(Date.now());
+    });
+
+    it.each([
+      { label: 'an unknown e-mail', args: ['--account', 'nobody@studio.test'], message: 'No account nobody@studio.test' },
+      { label: 'an unknown id', args: ['--account', '999999'], message: 'No account 999999' },
+      { label: 'no --account', args: [], message: '--account is required' },
+      { label: 'a --ttl of 0', args: ['--account', 'owner@studio.test', '--ttl', '0'], message: '--ttl must be 1..31536000 seconds' },
+      { label: 'a fractional --ttl', args: ['--account', 'owner@studio.test', '--ttl', '1.5'], message: '--ttl must be 1..31536000 seconds' },
+    ])('refuses $label', async ({ args, message }) => {
+      const outcome = await cli(dir, 'token', 'create', ...args);
+      expect(outcome.code).not.toBe(0);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr.trim()).toBe(message);
+    });
+
+    it('refuses a workspace the account is not a member of', async () => {
+      const outcome = await cli(dir, 'token', 'create', '--account', 'support@studio.test', '--workspace', String(loaded.ids.workspaces.label));
+      expect(outcome.code).not.toBe(0);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr.trim()).toBe(`Account ${loaded.ids.accounts.support} is not a member of workspace ${loaded.ids.workspaces.label}`);
+    });
+
+    it('asks for --workspace when the account has several memberships', async () => {
+      const outcome = await cli(dir, 'token', 'create', '--account', 'consultant@studio.test');
+      expect(outcome.code).not.toBe(0);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr.trim()).toBe(`Account ${loaded.ids.accounts.consultant} has 2 memberships; pass --workspace`);
+    });
+
+    // cli.ts calls parseArgs({ strict: true }) outside the UsageError path, so a
+    // mistyped option prints a TypeError stack and exits 1. See the report.
+    it.fails('treats an unknown option as a usage error (exit 2, no stack trace)', async () => {
+      const outcome = await cli(dir, 'token', 'create', '--acount', 'owner@studio.test');
+      expect(outcome.code).toBe(2);
+      expect(outcome.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+});
+
+describe('patchbay demo seed', () => {
+  it('creates the demo workspace and prints its ids and an owner token', async () => {
+    const dir = await tempDataDir();
+    const out = await cliJson<Loaded>(dir, 'demo', 'seed');
+    expect(Object.keys(out.ids.workspaces)).toEqual(['demo']);
+    expect(Object.keys(out.ids.accounts).sort()).toEqual(['owner', 'support']);
+    expect(Object.keys(out.ids.products).sort()).toEqual(['drums', 'reverb', 'synth']);
+    const payload = await verifyWithStoredSecret(dir, out.tokens.owner!);
+    expect(payload).toMatchObject({ sub: String(out.ids.accounts.owner), wid: out.ids.workspaces.demo });
+    expect(payload.exp! - payload.iat!).toBe(12 * 3600);
+
+    const token = await cliJson<{ accountId: number; workspaceId: number }>(dir, 'token', 'create', '--account', 'owner@demo.patchbay.test');
+    expect(token).toMatchObject({ accountId: out.ids.accounts.owner, workspaceId: out.ids.workspaces.demo });
+  });
+});
+
+describe('patchbay usage', () => {
+  it.each([
+    { label: 'an unknown command', args: ['frobnicate'] },
+    { label: 'an unknown sub-command', args: ['token', 'revoke'] },
+    { label: 'a command without its sub-command', args: ['fixtures'] },
+  ])('refuses $label with the usage on stderr', async ({ args }) => {
+    const dir = await tempDataDir();
+    const outcome = await cli(dir, ...args);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toContain(`Unknown command "${args.join(' ')}"`);
+    expect(outcome.stderr).toContain('Usage: patchbay <command>');
+  });
+
+  it('prints the usage on stdout for help', async () => {
+    const dir = await tempDataDir();
+    const outcome = await cli(dir, 'help');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain('Usage: patchbay <command>');
+    expect(outcome.stderr).toBe('');
+  });
+
+  it('refuses a bad configuration with the message on stderr', async () => {
+    const dir = await tempDataDir();
+    const outcome = await new Promise<Outcome>((resolve) => {
+      const child = spawn(process.execPath, ['bin/patchbay.js', 'migrate'], { cwd: ROOT, env: childEnv(dir, { LOG_LEVEL: 'loud' }) });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toContain('Invalid configuration:');
+    expect(outcome.stderr).toContain('LOG_LEVEL must be one of');
+  });
+});
+
+describe('one process per embedded database', () => {
+  it('refuses a second process on a DATA_DIR in use, and leaves the database intact', { timeout: 180_000 }, async () => {
+    const dir = await tempDataDir();
+    const server = await startServer(dir, { DEMO: '1' });
+    const address = /listening on (\S+)/.exec(server.stdout())![1]!;
+    const ownerToken = /Demo owner token \(12 h\): (\S+)/.exec(server.stdout())![1]!;
+
+    const second = await cli(dir, 'migrate');
+    expect(second.code).toBe(1);
+    expect(second.stdout).toBe('');
+    expect(second.stderr.trim()).toBe(
+      `The embedded database in "${path.resolve(dir)}" is in use by another Patchbay process. ` +
+        'PGlite is single-process: stop the other process (server or CLI) or point DATA_DIR elsewhere.',
+    );
+
+    // The server that holds the directory is unaffected.
+    expect((await fetch(`${address}/readyz`)).status).toBe(200);
+    const list = await fetch(`${address}/api/developer/customers`, { headers: { authorization: `Bearer ${ownerToken}` } });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { total: number }).total).toBe(300);
+
+    await stop(server.child, server.exited);
+    expect(await server.exited).toBe(0);
+
+    // Once the server has gone the directory is usable again, with its data.
+    expect(await cliJson(dir, 'migrate')).toEqual({ applied: [] });
+    const token = await cliJson<{ token: string; accountId: number }>(dir, 'token', 'create', '--account', 'owner@demo.patchbay.test');
+    const payload = await verifyWithStoredSecret(dir, token.token);
+    expect(payload.sub).toBe(String(token.accountId));
+  });
+});
