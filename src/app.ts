@@ -11,6 +11,7 @@ import { registerOpenApi } from './platform/http/openapi.js';
 import { ProblemSchema } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { customerRoutes } from './modules/customers/customers.routes.js';
+import { serialRoutes } from './modules/serials/serials.routes.js';
 import { IMPORT_MAX_BYTES } from './platform/import/errors.js';
 
 export interface AppOptions {
@@ -51,6 +52,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   healthRoutes(app, options.database.db);
   await app.register(customerRoutes, { db: options.database.db });
+  await app.register(serialRoutes, { db: options.database.db });
 
   return app;
 }

@@ -64,6 +64,11 @@ export async function seedWorkspace(
     billingEligible?: boolean;
     members?: Array<{ key: string; permissions: string[]; products: 'all' | string[] }>;
     customers?: Array<{ key?: string; email?: string; firstName?: string; lastName?: string; products?: string[]; marketingConsent?: boolean }>;
+    /** Serials of products p1..p3; `customer` and `order` name keys of this workspace. */
+    serials?: Array<{ key: string; product: string; code?: string; customer?: string; order?: string; maxActivations?: number; expiresAt?: string; activeFrom?: string; activeTo?: string }>;
+    orders?: Array<{ key: string; customer: string; reference?: string; status?: string; totalCents?: number }>;
+    resellers?: Array<{ key: string; name: string; kind?: 'store' | 'distributor' | 'marketplace' | 'bundle'; developerShareBps?: number | null }>;
+    productSettings?: { maxActivations?: number; offlineGraceDays?: number };
   } = {},
 ): Promise<SeededWorkspace> {
   const s = unique();
@@ -74,7 +79,14 @@ export async function seedWorkspace(
       { key: 'owner', email: `owner-${s}@dev.test`, emailVerified: true },
       ...members.map((m) => ({ key: m.key, email: `${m.key}-${s}@dev.test`, emailVerified: true })),
     ],
-    products: ['p1', 'p2', 'p3'].map((key) => ({ key, workspace: 'ws', name: `Product ${key} ${s}`, maxActivations: 2, priceCents: 4900 })),
+    products: ['p1', 'p2', 'p3'].map((key) => ({
+      key,
+      workspace: 'ws',
+      name: `Product ${key} ${s}`,
+      maxActivations: extra.productSettings?.maxActivations ?? 2,
+      priceCents: 4900,
+      ...(extra.productSettings?.offlineGraceDays === undefined ? {} : { offlineGraceDays: extra.productSettings.offlineGraceDays }),
+    })),
     memberships: [
       { account: 'owner', workspace: 'ws', owner: true, permissions: ['*'], products: 'all' },
       ...members.map((m) => ({ account: m.key, workspace: 'ws', permissions: m.permissions, products: m.products })),
@@ -88,6 +100,9 @@ export async function seedWorkspace(
       products: c.products,
       marketingConsent: c.marketingConsent,
     })),
+    resellers: (extra.resellers ?? []).map((r) => ({ ...r, workspace: 'ws' })),
+    orders: (extra.orders ?? []).map((o) => ({ ...o, workspace: 'ws' })),
+    serials: (extra.serials ?? []).map((x) => ({ ...x, workspace: 'ws' })),
     tokens: [
       { key: 'owner', account: 'owner', workspace: 'ws' },
       ...members.map((m) => ({ key: m.key, account: m.key, workspace: 'ws' })),

@@ -32,9 +32,9 @@ interface Outcome {
   stderr: string;
 }
 
-function cli(dataDir: string, ...args: string[]): Promise<Outcome> {
+function cliWithEnv(extra: Record<string, string>, dataDir: string, ...args: string[]): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/patchbay.js', ...args], { cwd: ROOT, env: childEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/patchbay.js', ...args], { cwd: ROOT, env: childEnv(dataDir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -47,6 +47,8 @@ function cli(dataDir: string, ...args: string[]): Promise<Outcome> {
     });
   });
 }
+
+const cli = (dataDir: string, ...args: string[]) => cliWithEnv({}, dataDir, ...args);
 
 /** Runs the CLI and returns its JSON output, failing with its stderr when it does not succeed. */
 async function cliJson<T = Record<string, unknown>>(dataDir: string, ...args: string[]): Promise<T> {
@@ -348,12 +350,16 @@ describe('patchbay demo seed', () => {
 });
 
 describe('patchbay usage', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await tempDataDir();
+  });
+
   it.each([
     { label: 'an unknown command', args: ['frobnicate'] },
     { label: 'an unknown sub-command', args: ['token', 'revoke'] },
     { label: 'a command without its sub-command', args: ['fixtures'] },
   ])('refuses $label with the usage on stderr', async ({ args }) => {
-    const dir = await tempDataDir();
     const outcome = await cli(dir, ...args);
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toBe('');
@@ -362,7 +368,6 @@ describe('patchbay usage', () => {
   });
 
   it('prints the usage on stdout for help', async () => {
-    const dir = await tempDataDir();
     const outcome = await cli(dir, 'help');
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain('Usage: patchbay <command>');
@@ -370,15 +375,7 @@ describe('patchbay usage', () => {
   });
 
   it('refuses a bad configuration with the message on stderr', async () => {
-    const dir = await tempDataDir();
-    const outcome = await new Promise<Outcome>((resolve) => {
-      const child = spawn(process.execPath, ['bin/patchbay.js', 'migrate'], { cwd: ROOT, env: childEnv(dir, { LOG_LEVEL: 'loud' }) });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const outcome = await cliWithEnv({ LOG_LEVEL: 'loud' }, dir, 'migrate');
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toBe('');
     expect(outcome.stderr).toContain('Invalid configuration:');

@@ -21,6 +21,14 @@ const sign = (claims: Record<string, unknown>, opts: { exp?: number; iss?: strin
  */
 const foreignRecords: Record<string, (other: SeededWorkspace) => Record<string, string | number>> = {
   'DELETE /api/developer/customers/:customerId': (other) => ({ customerId: other.ids.customers.c! }),
+  ...Object.fromEntries(
+    [
+      ...['activate', 'reactivate', 'deactivate', 'suspend', 'unsuspend', 'revoke', 'customer-portal-order/hide', 'customer-portal-order/show'].map(
+        (action) => `POST /api/developer/serials/:serialId/${action}`,
+      ),
+      'GET /api/developer/serials/:serialId/events',
+    ].map((key) => [key, (other: SeededWorkspace) => ({ serialId: other.ids.serials.s! })]),
+  ),
 };
 
 const fill = (url: string, params: Record<string, string | number>) => url.replace(/:(\w+)/g, (_, name: string) => String(params[name] ?? 1));
@@ -78,7 +86,12 @@ describe('security matrix over every registered route', () => {
   });
 
   it('answers 403 to a member without the route permission', async () => {
-    const ws = await seedWorkspace(ctx(), { members: [{ key: 'bare', permissions: [], products: 'all' }], customers: [{ key: 'c' }] });
+    const ws = await seedWorkspace(ctx(), {
+      members: [{ key: 'bare', permissions: [], products: 'all' }],
+      customers: [{ key: 'c' }],
+      serials: [{ key: 's', product: 'p1', customer: 'c', order: 'o' }],
+      orders: [{ key: 'o', customer: 'c' }],
+    });
     for (const route of ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account')) {
       const policy = route.policy as Extract<RouteEntry['policy'], { auth: 'account' }>;
       if (!policy.permission && !policy.recordPermission) continue;
@@ -91,7 +104,7 @@ describe('security matrix over every registered route', () => {
 
   it('answers 404 for a record of another workspace on every route with a path parameter', async () => {
     const mine = await seedWorkspace(ctx());
-    const other = await seedWorkspace(ctx(), { customers: [{ key: 'c' }] });
+    const other = await seedWorkspace(ctx(), { customers: [{ key: 'c' }], serials: [{ key: 's', product: 'p1', customer: 'c', order: 'o' }], orders: [{ key: 'o', customer: 'c' }] });
     const withParams = ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account' && r.url.includes(':'));
     for (const route of withParams) {
       const key = `${route.method} ${route.url}`;

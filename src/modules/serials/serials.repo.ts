@@ -1,0 +1,346 @@
+import { sql } from 'kysely';
+import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
+import type { SerialStatus } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/transaction.js';
+import { serialKey } from '../../platform/ids/codes.js';
+
+export interface SerialFilter {
+  search?: string | undefined;
+  productId?: number | undefined;
+  status?: 'available' | 'redeemed' | undefined;
+  from: Date | null;
+  to: Date | null;
+}
+
+export interface SerialRecord {
+  id: number;
+  code: string;
+  product_id: number;
+  product_name: string;
+  customer_id: number | null;
+  status: SerialStatus;
+  origin: string;
+  max_activations: number;
+  active_activation_count: number;
+  expires_at: Date | null;
+  promo_price_cents: number | null;
+  promo_start: Date | null;
+  promo_expires: Date | null;
+  active_from: Date | null;
+  active_to: Date | null;
+  batch_tag: string | null;
+  notes: string | null;
+  order_id: number | null;
+  redeemed_at: Date | null;
+  created_at: Date;
+}
+
+/** Every serial query starts here: the workspace predicate plus the caller's product scope. */
+function visible(db: Executor, scope: Scope) {
+  let query = db.selectFrom('serials as s').where('s.workspace_id', '=', scope.workspaceId);
+  if (scope.products !== 'all') query = query.where('s.product_id', '=', sql<number>`any(${[...scope.products]}::int[])`);
+  return query;
+}
+
+function filtered(db: Executor, scope: Scope, filter: SerialFilter) {
+  let q = visible(db, scope);
+  if (filter.status) q = q.where('s.status', '=', filter.status);
+  if (filter.productId !== undefined) {
+    if (!canSeeProduct(scope, filter.productId)) return q.where(sql<boolean>`false`);
+    q = q.where('s.product_id', '=', filter.productId);
+  }
+  if (filter.from) q = q.where('s.created_at', '>=', filter.from);
+  if (filter.to) q = q.where('s.created_at', '<', filter.to);
+  if (filter.search) {
+    const term = filter.search.trim();
+    const key = serialKey(term).replace(/[\\%_]/g, (c) => `\\${c}`);
+    q = q.where((eb) =>
+      eb.or([
+        ...(key.length > 0 ? [eb('s.code_key', 'like', `%${key}%`)] : []),
+        ...(term.includes('@')
+          ? [eb('s.customer_id', '=', eb.selectFrom('accounts').where('email_normalized', '=', term.toLowerCase()).select('id'))]
+          : []),
+        ...(key.length === 0 && !term.includes('@') ? [sql<boolean>`false`] : []),
+      ]),
+    );
+  }
+  return q;
+}
+
+function selectRecord(query: ReturnType<typeof visible>) {
+  return query
+    .innerJoin('products as p', (join) => join.onRef('p.id', '=', 's.product_id').onRef('p.workspace_id', '=', 's.workspace_id'))
+    .select([
+      's.id',
+      's.code',
+      's.product_id',
+      'p.name as product_name',
+      's.customer_id',
+      's.status',
+      's.origin',
+      's.max_activations',
+      's.active_activation_count',
+      's.expires_at',
+      's.promo_price_cents',
+      's.promo_start',
+      's.promo_expires',
+      's.active_from',
+      's.active_to',
+      's.batch_tag',
+      's.notes',
+      's.order_id',
+      's.redeemed_at',
+      's.created_at',
+    ]);
+}
+
+export async function listSerials(db: Executor, scope: Scope, filter: SerialFilter, page: { limit: number; offset: number }): Promise<SerialRecord[]> {
+  return selectRecord(filtered(db, scope, filter)).orderBy('s.id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+const isUnfiltered = (scope: Scope, f: SerialFilter) =>
+  scope.products === 'all' && !f.search && f.productId === undefined && !f.status && !f.from && !f.to;
+
+export async function countSerials(db: Executor, scope: Scope, filter: SerialFilter): Promise<number> {
+  if (isUnfiltered(scope, filter)) {
+    const row = await db.selectFrom('workspace_stats').where('workspace_id', '=', scope.workspaceId).select('serials').executeTakeFirst();
+    return row?.serials ?? 0;
+  }
+  const row = await filtered(db, scope, filter).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  return row.n;
+}
+
+export async function* serialBatches(db: Executor, scope: Scope, filter: SerialFilter, batchSize: number): AsyncGenerator<SerialRecord[]> {
+  let before = 2147483647;
+  for (;;) {
+    const batch = await selectRecord(filtered(db, scope, filter)).where('s.id', '<', before).orderBy('s.id', 'desc').limit(batchSize).execute();
+    if (batch.length === 0) return;
+    yield batch;
+    if (batch.length < batchSize) return;
+    before = batch[batch.length - 1]!.id;
+  }
+}
+
+export async function findSerial(db: Executor, scope: Scope, serialId: number, lock = false): Promise<SerialRecord | undefined> {
+  let query = selectRecord(visible(db, scope).where('s.id', '=', serialId));
+  if (lock) query = query.forUpdate('s');
+  return query.executeTakeFirst();
+}
+
+export async function findSerialsByIds(db: Executor, scope: Scope, ids: number[]): Promise<SerialRecord[]> {
+  if (ids.length === 0) return [];
+  return selectRecord(visible(db, scope).where('s.id', '=', sql<number>`any(${ids}::int[])`)).orderBy('s.id').execute();
+}
+
+export async function updateStatus(
+  tx: Tx,
+  scope: Scope,
+  serialId: number,
+  change: { status: SerialStatus; redeemNow: boolean; resetActivations: boolean },
+): Promise<void> {
+  await tx
+    .updateTable('serials')
+    .set({
+      status: change.status,
+      updated_at: new Date(),
+      ...(change.redeemNow ? { redeemed_at: new Date() } : {}),
+      ...(change.resetActivations ? { active_activation_count: 0 } : {}),
+    })
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('id', '=', serialId)
+    .execute();
+}
+
+/** Releases every active device of a serial; returns how many were released. */
+export async function releaseActivations(tx: Tx, scope: Scope, serialId: number, reason: string): Promise<number> {
+  const result = await tx
+    .updateTable('serial_activations')
+    .set({ status: 'released', released_at: new Date(), release_reason: reason })
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('serial_id', '=', serialId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export interface SerialEventInput {
+  serialId: number;
+  action: string;
+  actorType: 'developer' | 'runtime' | 'system';
+  actorAccountId: number | null;
+  reason?: string | null | undefined;
+  note?: string | null | undefined;
+  beforeStatus: string | null;
+  afterStatus: string | null;
+  data?: Record<string, unknown>;
+}
+
+export async function recordEvents(tx: Executor, workspaceId: number, events: SerialEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx
+    .insertInto('serial_events')
+    .values(
+      events.map((e) => ({
+        workspace_id: workspaceId,
+        serial_id: e.serialId,
+        action: e.action,
+        actor_type: e.actorType,
+        actor_account_id: e.actorAccountId,
+        reason: e.reason ?? null,
+        note: e.note ?? null,
+        before_status: e.beforeStatus,
+        after_status: e.afterStatus,
+        data: JSON.stringify(e.data ?? {}),
+      })),
+    )
+    .execute();
+}
+
+export async function listEvents(db: Executor, scope: Scope, serialId: number, page: { limit: number; offset: number }) {
+  const base = db.selectFrom('serial_events').where('workspace_id', '=', scope.workspaceId).where('serial_id', '=', serialId);
+  const [rows, count] = await Promise.all([
+    base
+      .select(['id', 'action', 'actor_type', 'actor_account_id', 'reason', 'note', 'before_status', 'after_status', 'data', 'created_at'])
+      .orderBy('id', 'asc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.n };
+}
+
+export async function orderVisibility(db: Executor, scope: Scope, orderId: number) {
+  return db
+    .selectFrom('orders')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('id', '=', orderId)
+    .select(['id', 'customer_portal_hidden'])
+    .executeTakeFirst();
+}
+
+export async function setOrderHidden(tx: Tx, scope: Scope, orderId: number, hidden: boolean): Promise<void> {
+  await tx
+    .updateTable('orders')
+    .set({ customer_portal_hidden: hidden })
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('id', '=', orderId)
+    .execute();
+}
+
+export interface NewSerial {
+  productId: number;
+  code: string;
+  customerId: number | null;
+  origin: 'generated' | 'imported' | 'granted';
+  maxActivations: number;
+  expiresAt: Date | null;
+  promoPriceCents: number | null;
+  promoStart: Date | null;
+  promoExpires: Date | null;
+  activeFrom: Date | null;
+  activeTo: Date | null;
+  batchTag: string | null;
+  notes: string | null;
+}
+
+/**
+ * Inserts serials in one statement; codes that already exist anywhere are
+ * skipped (the unique code key decides). Returns the inserted ids and keys.
+ */
+export async function insertSerials(tx: Tx, scope: Scope, rows: NewSerial[]): Promise<Array<{ id: number; code_key: string }>> {
+  if (rows.length === 0) return [];
+  const col = <T>(f: (r: NewSerial) => T) => rows.map(f);
+  const result = await sql<{ id: number; code_key: string }>`
+    insert into serials (workspace_id, product_id, code, customer_id, origin, status, redeemed_at, max_activations, expires_at,
+                         promo_price_cents, promo_start, promo_expires, active_from, active_to, batch_tag, notes)
+    select ${scope.workspaceId}, t.product_id, t.code, t.customer_id, t.origin,
+           case when t.customer_id is null then 'available' else 'redeemed' end,
+           case when t.customer_id is null then null else now() end,
+           t.max_activations, t.expires_at, t.promo_price_cents, t.promo_start, t.promo_expires, t.active_from, t.active_to, t.batch_tag, t.notes
+    from unnest(${col((r) => r.productId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.customerId)}::int[],
+                ${col((r) => r.origin)}::text[], ${col((r) => r.maxActivations)}::int[], ${col((r) => r.expiresAt)}::timestamptz[],
+                ${col((r) => r.promoPriceCents)}::int[], ${col((r) => r.promoStart)}::timestamptz[], ${col((r) => r.promoExpires)}::timestamptz[],
+                ${col((r) => r.activeFrom)}::timestamptz[], ${col((r) => r.activeTo)}::timestamptz[], ${col((r) => r.batchTag)}::text[],
+                ${col((r) => r.notes)}::text[])
+      as t(product_id, code, customer_id, origin, max_activations, expires_at, promo_price_cents, promo_start, promo_expires,
+           active_from, active_to, batch_tag, notes)
+    on conflict (code_key) do nothing
+    returning id, code_key`.execute(tx);
+  return result.rows;
+}
+
+/**
+ * Splits existing code keys into those of this workspace and those held
+ * elsewhere. Codes are unique across the service, so an import must know a
+ * code is taken without learning anything else about its holder.
+ */
+export async function classifyExistingKeys(db: Executor, scope: Scope, keys: string[]): Promise<{ ours: Set<string>; taken: Set<string> }> {
+  const ours = new Set<string>();
+  const taken = new Set<string>();
+  if (keys.length === 0) return { ours, taken };
+  const rows = await db
+    .selectFrom('serials')
+    .where('code_key', '=', sql<string>`any(${keys}::text[])`)
+    .select(['code_key', sql<boolean>`workspace_id = ${scope.workspaceId}`.as('mine')])
+    .execute();
+  for (const r of rows) (r.mine ? ours : taken).add(r.code_key);
+  return { ours, taken };
+}
+
+export async function availabilityByProduct(db: Executor, scope: Scope, productId: number | undefined) {
+  let query = db
+    .selectFrom('products as p')
+    .leftJoin('serials as s', (join) => join.onRef('s.product_id', '=', 'p.id').onRef('s.workspace_id', '=', 'p.workspace_id'))
+    .where('p.workspace_id', '=', scope.workspaceId)
+    .groupBy(['p.id', 'p.name'])
+    .select([
+      'p.id as productId',
+      'p.name as product',
+      sql<number>`count(s.id) filter (where s.status = 'available')::int`.as('available'),
+      sql<number>`count(s.id)::int`.as('total'),
+    ])
+    .orderBy('p.id');
+  if (scope.products !== 'all') query = query.where('p.id', '=', sql<number>`any(${[...scope.products]}::int[])`);
+  if (productId !== undefined) query = query.where('p.id', '=', productId);
+  return query.execute();
+}
+
+export async function runningPromos(db: Executor, scope: Scope, productId: number | undefined, now: Date) {
+  let query = visible(db, scope)
+    .innerJoin('products as p', (join) => join.onRef('p.id', '=', 's.product_id').onRef('p.workspace_id', '=', 's.workspace_id'))
+    .where('s.status', '=', 'available')
+    .where('s.promo_price_cents', 'is not', null)
+    .where((eb) => eb.or([eb('s.promo_start', 'is', null), eb('s.promo_start', '<=', now)]))
+    .where((eb) => eb.or([eb('s.promo_expires', 'is', null), eb('s.promo_expires', '>', now)]))
+    .groupBy(['s.product_id', 'p.name', 's.batch_tag', 's.promo_price_cents', 's.promo_start', 's.promo_expires'])
+    .select([
+      's.product_id as productId',
+      'p.name as product',
+      's.batch_tag as batchTag',
+      's.promo_price_cents as promoPrice',
+      's.promo_start as promoStart',
+      's.promo_expires as promoExpires',
+      sql<number>`count(*)::int`.as('available'),
+    ])
+    .orderBy('s.product_id')
+    .limit(200);
+  if (productId !== undefined) query = query.where('s.product_id', '=', productId);
+  return query.execute();
+}
+
+export async function listResellers(db: Executor, scope: Scope) {
+  return db
+    .selectFrom('reseller_relationships as rr')
+    .innerJoin('resellers as r', 'r.id', 'rr.reseller_id')
+    .where('rr.workspace_id', '=', scope.workspaceId)
+    .where('rr.status', '=', 'active')
+    .select(['r.id', 'r.name', 'r.kind', 'rr.id as relationship_id', 'rr.developer_share_bps'])
+    .orderBy('r.name')
+    .execute();
+}
+
+export async function workspaceBillingEligible(db: Executor, scope: Scope): Promise<boolean> {
+  const row = await db.selectFrom('workspaces').where('id', '=', scope.workspaceId).select('billing_eligible').executeTakeFirst();
+  return row?.billing_eligible ?? false;
+}

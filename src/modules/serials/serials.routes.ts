@@ -1,0 +1,240 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requireScope } from '../../platform/auth/policy.js';
+import type { Db } from '../../platform/db/database.js';
+import { errorResponses } from '../../platform/http/schemas.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
+import { ImportResult } from '../customers/customers.schemas.js';
+import { SERIAL_ACTIONS } from './serials.lifecycle.js';
+import {
+  ActionBody,
+  ActionResult,
+  AvailableByProduct,
+  GenerateBody,
+  GenerateResult,
+  MAX_GENERATE_QUANTITY,
+  PortalOrderResult,
+  ResellerList,
+  SerialEventList,
+  SerialEventsQuery,
+  SerialIdParams,
+  SerialImportJson,
+  SerialImportMultipart,
+  SerialList,
+  SerialListQuery,
+} from './serials.schemas.js';
+import * as service from './serials.service.js';
+
+const CsvBody = Type.String({ description: 'text/csv; charset=utf-8' });
+const tags = ['serials'];
+const view = { policy: { auth: 'account' as const, permission: 'serials.view' as const } };
+const manage = { policy: { auth: 'account' as const, permission: 'serials.manage' as const } };
+const manageRecord = { policy: { auth: 'account' as const, permission: null, recordPermission: 'serials.manage' as const } };
+
+/** RFC 9745 / RFC 8594 headers of the deprecated /api/serials handlers. */
+const DEPRECATED_SINCE = Date.UTC(2026, 10, 1) / 1000;
+const SUNSET = 'Mon, 01 Nov 2027 00:00:00 GMT';
+
+export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.get(
+    '/api/developer/serials',
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'List serials',
+        description: '`status` filters available (unassigned inventory) or redeemed (in use). Newest first.',
+        querystring: SerialListQuery,
+        response: { 200: SerialList, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => service.listSerials(db, requireScope(request), request.query),
+  );
+
+  app.get(
+    '/api/serials',
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'Deprecated: use GET /api/developer/serials',
+        deprecated: true,
+        description: `Read-only compatibility alias of the serial list. Answers with Deprecation, Sunset (${SUNSET}) and a Link to the successor.`,
+        querystring: SerialListQuery,
+        response: { 200: SerialList, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      reply
+        .header('deprecation', `@${DEPRECATED_SINCE}`)
+        .header('sunset', SUNSET)
+        .header('link', '</api/developer/serials>; rel="successor-version"');
+      return service.listSerials(db, requireScope(request), request.query);
+    },
+  );
+
+  app.get(
+    '/api/developer/serials/export',
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'Export serials as CSV',
+        description: `Every matching row, streamed. Columns: ${service.SERIAL_EXPORT_COLUMNS.join(', ')}. Formula-like cells are prefixed with a quote.`,
+        querystring: SerialListQuery,
+        produces: ['text/csv'],
+        response: { 200: CsvBody, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const stream = service.exportSerials(db, requireScope(request), request.query);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="serials-${new Date().toISOString().slice(0, 10)}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(stream as unknown as string);
+    },
+  );
+
+  app.get(
+    '/api/developer/serials/demo-csv',
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'Serial import template',
+        description: 'Columns match the import; the example codes are fresh, so the file imports unchanged.',
+        produces: ['text/csv'],
+        response: { 200: CsvBody, ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="serials-template.csv"')
+        .send(await service.serialTemplate(db, requireScope(request))),
+  );
+
+  app.post(
+    '/api/developer/serials/import',
+    {
+      bodyLimit: IMPORT_MAX_BYTES,
+      preValidation: multipartBodyPlaceholder,
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Import serials',
+        description:
+          `JSON \`serials\` array or multipart CSV \`file\`, plus \`productMappings\`. At most ${IMPORT_MAX_ROWS} rows. ` +
+          'Codes already in this workspace are accepted and not duplicated; a code used by another workspace is a row error (SERIAL_CODE_TAKEN). ' +
+          'A row with an e-mail assigns the new serial to that customer (creating the customer relationship). 201 / 207 / 422 as for customers.',
+        body: {
+          content: {
+            'application/json': { schema: SerialImportJson },
+            'multipart/form-data': { schema: SerialImportMultipart },
+          },
+        } as unknown as typeof SerialImportJson,
+        response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const scope = requireScope(request);
+      const outcome = await service.importSerials(db, scope, await readImportRequest(request, 'serials'));
+      return reply.code(outcome.status).send(outcome.body);
+    },
+  );
+
+  app.get(
+    '/api/developer/serials/available-by-product',
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'Available serial inventory per product',
+        description: '`products`: available and total serials per product in scope; `promos`: promo batches running now; `rows`: the available serials, paged.',
+        querystring: SerialListQuery,
+        response: { 200: AvailableByProduct, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => service.availableByProduct(db, requireScope(request), request.query),
+  );
+
+  app.get(
+    '/api/developer/serials/resellers',
+    {
+      config: view,
+      schema: { tags, summary: 'Reseller relationships of the workspace', response: { 200: ResellerList, ...errorResponses(401, 403) } },
+    },
+    async (request) => service.listResellers(db, requireScope(request)),
+  );
+
+  app.post(
+    '/api/developer/serials/generate',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Generate serial inventory',
+        description:
+          `Creates up to ${MAX_GENERATE_QUANTITY} serials for an owned product in one request. snake_case aliases (product_id, expires_at, promo_price, promo_start, promo_expires, active_from, active_to, batch_tag) are accepted; an alias that disagrees with its camelCase field answers 400 CONFLICTING_ALIASES. ` +
+          'promoPrice is in minor units (cents). Reseller assignment answers 400 PARTNER_POOL_REQUIRED; a workspace without billing eligibility 403 BILLING_NOT_ELIGIBLE. Generation never creates a customer, order or ownership.',
+        body: GenerateBody,
+        response: { 201: GenerateResult, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await service.generateSerials(db, requireScope(request), request.body)),
+  );
+
+  for (const action of SERIAL_ACTIONS) {
+    app.post(
+      `/api/developer/serials/:serialId/${action}`,
+      {
+        config: manageRecord,
+        schema: {
+          tags,
+          summary: `${action[0]!.toUpperCase()}${action.slice(1)} a serial`,
+          description: 'See the serial lifecycle table in the README. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `allowedActions`.',
+          params: SerialIdParams,
+          body: ActionBody,
+          response: { 200: ActionResult, ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (request) => service.applyAction(db, requireScope(request), request.params.serialId, action, request.body ?? undefined),
+    );
+  }
+
+  for (const [verb, hidden] of [['hide', true], ['show', false]] as const) {
+    app.post(
+      `/api/developer/serials/:serialId/customer-portal-order/${verb}`,
+      {
+        config: manageRecord,
+        schema: {
+          tags,
+          summary: `${verb === 'hide' ? 'Hide' : 'Show'} the serial's order in the customer portal`,
+          description: 'Presentation only: ownership, payment and refund state are unchanged. A serial without an order answers 409 SERIAL_HAS_NO_ORDER.',
+          params: SerialIdParams,
+          body: ActionBody,
+          response: { 200: PortalOrderResult, ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (request) => service.setPortalVisibility(db, requireScope(request), request.params.serialId, hidden, request.body ?? undefined),
+    );
+  }
+
+  app.get(
+    '/api/developer/serials/:serialId/events',
+    {
+      config: { policy: { auth: 'account', permission: null, recordPermission: 'serials.view' } },
+      schema: {
+        tags,
+        summary: 'Audit trail of a serial',
+        description: 'Every generation, import, access action, portal visibility change and runtime activation, oldest first.',
+        params: SerialIdParams,
+        querystring: SerialEventsQuery,
+        response: { 200: SerialEventList, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => service.listSerialEvents(db, requireScope(request), request.params.serialId, request.query),
+  );
+};

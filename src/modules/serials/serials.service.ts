@@ -1,0 +1,337 @@
+import type { Readable } from 'node:stream';
+import { hasPermission, type Scope } from '../../platform/auth/scope.js';
+import { csvDocument, csvStream } from '../../platform/csv/stream.js';
+import type { Db } from '../../platform/db/database.js';
+import { inTransaction } from '../../platform/db/transaction.js';
+import { parseDateRange } from '../../platform/http/date-range.js';
+import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
+import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
+import { newSerialCode } from '../../platform/ids/codes.js';
+import { ImportErrors, type RowError } from '../../platform/import/errors.js';
+import type { RawImport } from '../../platform/import/import-request.js';
+import { upsertCustomers } from '../customers/customers.service.js';
+import { ProductMapping } from '../products/product-mapping.js';
+import { getVisibleProductOrThrow, ProductResolver } from '../products/products.service.js';
+import { SerialErrors } from './serials.errors.js';
+import { normaliseGenerateBody } from './serials.generate.js';
+import { SERIAL_IMPORT_COLUMNS, validateSerialRow, type ValidSerialRow } from './serials.import.js';
+import { remainingActivations, transition, type SerialAction } from './serials.lifecycle.js';
+import * as repo from './serials.repo.js';
+import type { ActionBody, GenerateBody, SerialListQuery, SerialRow } from './serials.schemas.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toSerialRow(r: repo.SerialRecord): SerialRow {
+  return {
+    id: r.id,
+    serial: r.code,
+    product_id: r.product_id,
+    product: r.product_name,
+    customer_id: r.customer_id,
+    status: r.status,
+    redeemed: r.redeemed_at !== null,
+    revoked: r.status === 'revoked',
+    active_activation_count: r.active_activation_count,
+    max_activations: r.max_activations,
+    remaining_activations: remainingActivations(r.status, r.max_activations, r.active_activation_count),
+    origin: r.origin,
+    expires_at: iso(r.expires_at),
+    promo_price: r.promo_price_cents,
+    promo_start: iso(r.promo_start),
+    promo_expires: iso(r.promo_expires),
+    active_from: iso(r.active_from),
+    active_to: iso(r.active_to),
+    batch_tag: r.batch_tag,
+    notes: r.notes,
+    order_id: r.order_id,
+    redeemed_at: iso(r.redeemed_at),
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+function toFilter(query: SerialListQuery): repo.SerialFilter {
+  const window = parseDateRange(query.dateRange);
+  return { search: query.search?.trim() || undefined, productId: query.productId, status: query.status, from: window.from, to: window.to };
+}
+
+const paging = (query: { page?: number | undefined; limit?: number | undefined }) => {
+  const page = query.page ?? 1;
+  const pageSize = query.limit ?? DEFAULT_PAGE_SIZE;
+  return { page, pageSize, offset: (page - 1) * pageSize };
+};
+
+export async function listSerials(db: Db, scope: Scope, query: SerialListQuery) {
+  const filter = toFilter(query);
+  const { page, pageSize, offset } = paging(query);
+  const [rows, total] = await Promise.all([
+    repo.listSerials(db, scope, filter, { limit: pageSize, offset }),
+    repo.countSerials(db, scope, filter),
+  ]);
+  return { rows: rows.map(toSerialRow), total, page, pageSize };
+}
+
+export const SERIAL_EXPORT_COLUMNS = [
+  'id', 'serial', 'product_id', 'product', 'customer_id', 'status', 'redeemed', 'revoked', 'active_activation_count',
+  'max_activations', 'remaining_activations', 'origin', 'expires_at', 'batch_tag', 'order_id', 'created_at',
+];
+
+export function exportSerials(db: Db, scope: Scope, query: SerialListQuery): Readable {
+  const filter = toFilter(query);
+  async function* batches() {
+    for await (const batch of repo.serialBatches(db, scope, filter, 5_000)) {
+      yield batch.map((r) => {
+        const s = toSerialRow(r);
+        return [s.id, s.serial, s.product_id, s.product, s.customer_id, s.status, s.redeemed, s.revoked, s.active_activation_count,
+          s.max_activations, s.remaining_activations, s.origin, s.expires_at, s.batch_tag, s.order_id, s.created_at];
+      });
+    }
+  }
+  return csvStream(SERIAL_EXPORT_COLUMNS, batches());
+}
+
+export async function serialTemplate(db: Db, scope: Scope): Promise<string> {
+  const resolver = await ProductResolver.load(db, scope);
+  const product = resolver.first;
+  // Fresh random codes, so the template imports unchanged however often it is used.
+  return csvDocument(
+    [...SERIAL_IMPORT_COLUMNS],
+    [
+      [newSerialCode('DEMO'), product?.id ?? '', '', '', '', ''],
+      [newSerialCode('DEMO'), '', product?.name ?? '', 'ann.lee@example.com', 'Ann', 'Lee'],
+    ],
+  );
+}
+
+export async function importSerials(db: Db, scope: Scope, input: RawImport) {
+  if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
+  const resolver = await ProductResolver.load(db, scope);
+  const mapping = ProductMapping.parse(resolver, input.productMappings);
+  const errors: RowError[] = [];
+  const byKey = new Map<string, ValidSerialRow>();
+  const accepted: ValidSerialRow[] = [];
+  input.rows.forEach((raw, index) => {
+    const result = validateSerialRow(raw, index + 1, mapping);
+    if (!result.ok) return void errors.push(...result.errors);
+    const seen = byKey.get(result.value.key);
+    if (seen && seen.productId !== result.value.productId) {
+      errors.push({ row: index + 1, field: 'serialCode', code: 'DUPLICATE_IN_FILE', message: `the same code appears on row ${seen.row} for another product` });
+      return;
+    }
+    if (!seen) byKey.set(result.value.key, result.value);
+    accepted.push(result.value);
+  });
+
+  const outcome = await inTransaction(db, async (tx) => {
+    const unique = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+    const taken = new Set<string>();
+    let inserted = 0;
+    for (let i = 0; i < unique.length; i += 5_000) {
+      const batch = unique.slice(i, i + 5_000);
+      const existing = await repo.classifyExistingKeys(tx, scope, batch.map((r) => r.key));
+      existing.taken.forEach((k) => taken.add(k));
+      // Existing codes of this workspace are accepted and left as they are.
+      const fresh = batch.filter((r) => !existing.ours.has(r.key) && !existing.taken.has(r.key));
+      const { accountIds } = await upsertCustomers(
+        tx,
+        scope,
+        fresh.filter((r) => r.customer).map((r) => ({ ...r.customer!, productIds: [r.productId], marketingConsent: false })),
+        'serial-import',
+      );
+      const created = await repo.insertSerials(
+        tx,
+        scope,
+        fresh.map((r) => ({
+          productId: r.productId,
+          code: r.code,
+          customerId: r.customer ? accountIds.get(r.customer.emailNormalized)! : null,
+          origin: 'imported',
+          maxActivations: r.maxActivations,
+          expiresAt: null, promoPriceCents: null, promoStart: null, promoExpires: null, activeFrom: null, activeTo: null,
+          batchTag: null, notes: null,
+        })),
+      );
+      inserted += created.length;
+      const createdKeys = new Set(created.map((c) => c.code_key));
+      // Lost a race to another import of the same code.
+      for (const r of fresh) if (!createdKeys.has(r.key)) taken.add(r.key);
+      await repo.recordEvents(
+        tx,
+        scope.workspaceId,
+        created.map((c) => ({ serialId: c.id, action: 'imported', actorType: 'developer', actorAccountId: scope.accountId || null, beforeStatus: null, afterStatus: 'available' })),
+      );
+    }
+    // Decided inside the transaction: an import with no accepted row writes nothing at all.
+    // A code held by another workspace is a row error; nothing was written for that row.
+    for (const r of accepted) {
+      if (taken.has(r.key)) errors.push({ row: r.row, field: 'serialCode', code: 'SERIAL_CODE_TAKEN', message: 'this code is already in use' });
+    }
+    errors.sort((a, b) => a.row - b.row);
+    const importedCount = accepted.filter((r) => !taken.has(r.key)).length;
+    const failedCount = new Set(errors.map((e) => e.row)).size;
+    if (importedCount === 0) {
+      throw new AppError(ImportErrors.IMPORT_REJECTED, 'No row could be imported; see errors', {
+        errors,
+        body: { success: false, importedCount: 0, insertedCount: 0, failedCount },
+      });
+    }
+    return { inserted, importedCount, failedCount };
+  });
+
+  return {
+    status: errors.length === 0 ? (201 as const) : (207 as const),
+    body: { success: errors.length === 0, importedCount: outcome.importedCount, insertedCount: outcome.inserted, failedCount: outcome.failedCount, errors },
+  };
+}
+
+export async function availableByProduct(db: Db, scope: Scope, query: SerialListQuery) {
+  const filter = { ...toFilter(query), status: 'available' as const };
+  const { page, pageSize, offset } = paging(query);
+  const [products, promos, rows, total] = await Promise.all([
+    repo.availabilityByProduct(db, scope, query.productId),
+    repo.runningPromos(db, scope, query.productId, new Date()),
+    repo.listSerials(db, scope, filter, { limit: pageSize, offset }),
+    repo.countSerials(db, scope, filter),
+  ]);
+  return {
+    products,
+    promos: promos.map((p) => ({ ...p, promoPrice: p.promoPrice ?? 0, promoStart: iso(p.promoStart), promoExpires: iso(p.promoExpires) })),
+    rows: rows.map(toSerialRow),
+    total,
+    page,
+    pageSize,
+  };
+}
+
+export async function listResellers(db: Db, scope: Scope) {
+  return { resellers: await repo.listResellers(db, scope) };
+}
+
+export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) {
+  const settings = normaliseGenerateBody(body);
+  const product = await getVisibleProductOrThrow(db, scope, settings.productId);
+  if (!(await repo.workspaceBillingEligible(db, scope))) {
+    throw new AppError(SerialErrors.BILLING_NOT_ELIGIBLE, 'Serial generation needs current billing eligibility for this workspace');
+  }
+  const ids = await inTransaction(db, async (tx) => {
+    const created: number[] = [];
+    // Codes carry 125 random bits; a collision is astronomically rare, but the
+    // unique key makes a retry safe rather than a failure.
+    for (let attempt = 0; attempt < 3 && created.length < settings.quantity; attempt++) {
+      const rows = Array.from({ length: settings.quantity - created.length }, () => ({
+        productId: product.id,
+        code: newSerialCode(settings.prefix),
+        customerId: null,
+        origin: 'generated' as const,
+        maxActivations: product.maxActivations,
+        expiresAt: settings.expiresAt,
+        promoPriceCents: settings.promoPriceCents,
+        promoStart: settings.promoStart,
+        promoExpires: settings.promoExpires,
+        activeFrom: settings.activeFrom,
+        activeTo: settings.activeTo,
+        batchTag: settings.batchTag,
+        notes: settings.notes,
+      }));
+      const inserted = await repo.insertSerials(tx, scope, rows);
+      created.push(...inserted.map((r) => r.id));
+    }
+    if (created.length < settings.quantity) throw new AppError(SerialErrors.SERIAL_CODE_COLLISION, 'Could not allocate unique serial codes; retry');
+    await repo.recordEvents(
+      tx,
+      scope.workspaceId,
+      created.map((serialId) => ({
+        serialId,
+        action: 'generated',
+        actorType: 'developer',
+        actorAccountId: scope.accountId || null,
+        beforeStatus: null,
+        afterStatus: 'available',
+        data: settings.batchTag ? { batchTag: settings.batchTag } : {},
+      })),
+    );
+    return created;
+  });
+  const serials = await repo.findSerialsByIds(db, scope, ids);
+  return {
+    message: `Generated ${ids.length} serial${ids.length === 1 ? '' : 's'} for ${product.name}. Generated serials are inventory: no customer, order or ownership was created.`,
+    count: ids.length,
+    product: { id: product.id, name: product.name },
+    serials: serials.map(toSerialRow),
+  };
+}
+
+async function visibleSerialOrThrow(db: Db, scope: Scope, serialId: number, permission: 'serials.manage' | 'serials.view') {
+  const serial = await repo.findSerial(db, scope, serialId);
+  if (!serial) throw notFound('Serial');
+  if (!hasPermission(scope, permission)) throw forbidden(permission);
+  return serial;
+}
+
+export async function applyAction(db: Db, scope: Scope, serialId: number, action: SerialAction, body: ActionBody | undefined) {
+  await visibleSerialOrThrow(db, scope, serialId, 'serials.manage');
+  return inTransaction(db, async (tx) => {
+    const serial = await repo.findSerial(tx, scope, serialId, true);
+    if (!serial) throw notFound('Serial');
+    const result = transition({ status: serial.status, redeemedAt: serial.redeemed_at, customerId: serial.customer_id }, action);
+    if (!result.ok) {
+      throw new AppError(
+        SerialErrors.INVALID_SERIAL_TRANSITION,
+        `Cannot ${action} a serial that is ${serial.status}. Allowed: ${result.allowedActions.join(', ') || 'none (terminal state)'}`,
+        { body: { currentStatus: serial.status, allowedActions: result.allowedActions } },
+      );
+    }
+    const released = result.releasesDevices ? await repo.releaseActivations(tx, scope, serialId, action) : 0;
+    await repo.updateStatus(tx, scope, serialId, { status: result.to, redeemNow: result.redeems, resetActivations: result.releasesDevices });
+    await repo.recordEvents(tx, scope.workspaceId, [
+      {
+        serialId,
+        action,
+        actorType: 'developer',
+        actorAccountId: scope.accountId,
+        reason: body?.reason ?? null,
+        note: body?.note ?? null,
+        beforeStatus: serial.status,
+        afterStatus: result.to,
+        data: { deactivatedActivations: released },
+      },
+    ]);
+    const after = await repo.findSerial(tx, scope, serialId);
+    return { serial: toSerialRow(after!), deactivatedActivations: released };
+  });
+}
+
+export async function setPortalVisibility(db: Db, scope: Scope, serialId: number, hidden: boolean, body: ActionBody | undefined) {
+  const serial = await visibleSerialOrThrow(db, scope, serialId, 'serials.manage');
+  if (serial.order_id === null) throw new AppError(SerialErrors.SERIAL_HAS_NO_ORDER, 'This serial has no linked order to hide or show');
+  const orderId = serial.order_id;
+  await inTransaction(db, async (tx) => {
+    // Presentation only: ownership, payment and refund state are not touched.
+    await repo.setOrderHidden(tx, scope, orderId, hidden);
+    await repo.recordEvents(tx, scope.workspaceId, [
+      {
+        serialId,
+        action: hidden ? 'customer_portal_order.hidden' : 'customer_portal_order.shown',
+        actorType: 'developer',
+        actorAccountId: scope.accountId,
+        reason: body?.reason ?? null,
+        note: body?.note ?? null,
+        beforeStatus: serial.status,
+        afterStatus: serial.status,
+        data: { orderId },
+      },
+    ]);
+  });
+  return { serialId: serial.id, serial: serial.code, orderId, customerPortalHidden: hidden };
+}
+
+export async function listSerialEvents(db: Db, scope: Scope, serialId: number, query: { page?: number | undefined; limit?: number | undefined }) {
+  await visibleSerialOrThrow(db, scope, serialId, 'serials.view');
+  const { page, pageSize, offset } = paging(query);
+  const { rows, total } = await repo.listEvents(db, scope, serialId, { limit: pageSize, offset });
+  return {
+    rows: rows.map((r) => ({ ...r, id: Number(r.id), data: (r.data ?? {}) as Record<string, unknown>, created_at: r.created_at.toISOString() })),
+    total,
+    page,
+    pageSize,
+  };
+}
