@@ -12,11 +12,20 @@ import { ProblemSchema } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { customerRoutes } from './modules/customers/customers.routes.js';
 import { serialRoutes } from './modules/serials/serials.routes.js';
+import { LicenseKeyring } from './modules/licensing/licensing.keys.js';
+import { licensingRoutes } from './modules/licensing/licensing.routes.js';
+import { LicensingService } from './modules/licensing/licensing.service.js';
 import { IMPORT_MAX_BYTES } from './platform/import/errors.js';
 
 export interface AppOptions {
   database: Database;
   jwt: JwtSettings;
+  licensing: {
+    /** Key-encryption key for license signing keys (32 bytes). */
+    encryptionKey: Buffer;
+    /** Requests per minute per client address and per serial. */
+    rateLimit: { perIp: number; perSerial: number };
+  };
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -53,6 +62,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   healthRoutes(app, options.database.db);
   await app.register(customerRoutes, { db: options.database.db });
   await app.register(serialRoutes, { db: options.database.db });
+  const keyring = new LicenseKeyring(options.database.db, options.licensing.encryptionKey);
+  await app.register(licensingRoutes, { service: new LicensingService(options.database.db, keyring), rateLimit: options.licensing.rateLimit });
 
   return app;
 }

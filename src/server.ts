@@ -4,7 +4,7 @@ import { signAccessToken } from './platform/auth/jwt.js';
 import { DataDirLockedError } from './platform/db/database.js';
 import { countWorkspaces, membershipsOf, findAccount } from './modules/workspaces/workspaces.repo.js';
 import { seedDemo } from './operator/demo.js';
-import { openMigratedDatabase, resolveJwtSettings } from './runtime.js';
+import { openMigratedDatabase, resolveJwtSettings, resolveLicenseKeyEncryptionKey } from './runtime.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -19,6 +19,10 @@ async function main(): Promise<void> {
   const app = await buildApp({
     database,
     jwt,
+    licensing: {
+      encryptionKey: resolveLicenseKeyEncryptionKey(config),
+      rateLimit: { perIp: config.licensingRateLimitPerIp, perSerial: config.licensingRateLimitPerSerial },
+    },
     logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
   });
   const address = await app.listen({ port: config.port, host: config.host });

@@ -10,6 +10,9 @@ import { importCustomers } from '../modules/customers/customers.service.js';
 import * as workspaces from '../modules/workspaces/workspaces.repo.js';
 
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', isEmail);
+if (!FormatRegistry.Has('date-time')) {
+  FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)));
+}
 
 const Key = Type.String({ minLength: 1, maxLength: 100 });
 

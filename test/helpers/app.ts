@@ -12,6 +12,8 @@ export const TEST_JWT: JwtSettings = {
   jwksUrl: undefined,
 };
 
+export const TEST_LICENSE_KEY = Buffer.alloc(32, 7);
+
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
 export interface TestContext {
@@ -20,19 +22,23 @@ export interface TestContext {
 }
 
 /** A fresh app per test file: in-memory PGlite, or the PostgreSQL server named by DATABASE_URL. */
-export async function buildTestApp(): Promise<TestContext> {
+export async function buildTestApp(options: { rateLimit?: { perIp: number; perSerial: number } } = {}): Promise<TestContext> {
   const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: null, poolSize: 20 });
   await migrate(database.db);
-  const app = await buildApp({ database, jwt: TEST_JWT });
+  const app = await buildApp({
+    database,
+    jwt: TEST_JWT,
+    licensing: { encryptionKey: TEST_LICENSE_KEY, rateLimit: options.rateLimit ?? { perIp: 1_000_000, perSerial: 1_000_000 } },
+  });
   await app.ready();
   return { app, database };
 }
 
 /** Registers beforeAll/afterAll and returns a getter for the context. */
-export function useTestApp(): () => TestContext {
+export function useTestApp(options: Parameters<typeof buildTestApp>[0] = {}): () => TestContext {
   let ctx: TestContext | undefined;
   beforeAll(async () => {
-    ctx = await buildTestApp();
+    ctx = await buildTestApp(options);
   });
   afterAll(async () => {
     await ctx?.app.close();

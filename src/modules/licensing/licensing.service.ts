@@ -1,0 +1,211 @@
+import type { Db } from '../../platform/db/database.js';
+import { inTransaction } from '../../platform/db/transaction.js';
+import { AppError } from '../../platform/http/errors.js';
+import { serialKey } from '../../platform/ids/codes.js';
+import { recordEvents } from '../serials/serials.repo.js';
+import { remainingActivations } from '../serials/serials.lifecycle.js';
+import { LicensingErrors } from './licensing.errors.js';
+import type { LicenseKeyring } from './licensing.keys.js';
+import * as repo from './licensing.repo.js';
+import type { ActivateBody, DeactivateBody, ValidateBody, ValidationCode } from './licensing.schemas.js';
+import { signLicenseToken } from './licensing.token.js';
+
+const DAY = 86_400_000;
+// Validation refreshes "last seen" at most this often, so the hot path stays read-only.
+const TOUCH_INTERVAL = 3_600_000;
+
+type Refusal = Exclude<ValidationCode, 'VALID' | 'NOT_FOUND' | 'MACHINE_NOT_ACTIVATED'>;
+
+const REFUSAL_DETAIL: Record<Refusal, string> = {
+  REVOKED: 'This serial was revoked.',
+  SUSPENDED: 'This serial is suspended. Contact the vendor.',
+  DEACTIVATED: 'This serial is deactivated.',
+  NOT_ACTIVE_YET: 'This serial is not active yet.',
+  EXPIRED: 'This serial has expired.',
+};
+
+const REFUSAL_ERROR: Record<Refusal, string> = {
+  REVOKED: LicensingErrors.LICENSE_REVOKED,
+  SUSPENDED: LicensingErrors.LICENSE_SUSPENDED,
+  DEACTIVATED: LicensingErrors.LICENSE_DEACTIVATED,
+  NOT_ACTIVE_YET: LicensingErrors.LICENSE_NOT_ACTIVE_YET,
+  EXPIRED: LicensingErrors.LICENSE_EXPIRED,
+};
+
+/** Why a serial cannot be used right now, or null when it can. */
+export function refusal(serial: repo.RuntimeSerial, now: Date): Refusal | null {
+  if (serial.status === 'revoked') return 'REVOKED';
+  if (serial.status === 'suspended') return 'SUSPENDED';
+  if (serial.status === 'deactivated') return 'DEACTIVATED';
+  if (serial.active_from && serial.active_from > now) return 'NOT_ACTIVE_YET';
+  if ((serial.expires_at && serial.expires_at <= now) || (serial.active_to && serial.active_to <= now)) return 'EXPIRED';
+  return null;
+}
+
+/** Offline grace, never beyond the serial's own end. */
+function tokenExpiry(target: repo.LicenseTarget, serial: repo.RuntimeSerial, now: Date): Date {
+  const ends = [new Date(now.getTime() + target.offlineGraceDays * DAY), serial.expires_at, serial.active_to].filter((d): d is Date => d !== null);
+  return new Date(Math.min(...ends.map((d) => d.getTime())));
+}
+
+const seatState = (s: repo.RuntimeSerial, active: number) => ({
+  status: s.status,
+  maxActivations: s.max_activations,
+  activeActivations: active,
+  remainingActivations: remainingActivations(s.status, s.max_activations, active),
+  expiresAt: s.expires_at?.toISOString() ?? null,
+});
+
+const notFound = () => new AppError(LicensingErrors.LICENSE_NOT_FOUND, 'No such serial for this product');
+
+export class LicensingService {
+  constructor(
+    private readonly db: Db,
+    private readonly keyring: LicenseKeyring,
+  ) {}
+
+  private async target(productAppId: string): Promise<repo.LicenseTarget | undefined> {
+    return repo.findTarget(this.db, productAppId);
+  }
+
+  /**
+   * Claims a seat for a machine. The serial row is locked before seats are
+   * counted, so two machines racing for the last seat cannot both win. The
+   * same machine again is idempotent (200, same activation).
+   */
+  async activate(input: ActivateBody) {
+    const target = await this.target(input.productAppId);
+    if (!target) throw notFound();
+    const now = new Date();
+    const machine = {
+      machineId: input.machineId,
+      machineName: input.machineName ?? null,
+      platform: input.platform ?? null,
+      appVersion: input.appVersion ?? null,
+    };
+    const result = await inTransaction(this.db, async (tx) => {
+      const serial = await repo.lockSerial(tx, target, serialKey(input.serial));
+      if (!serial) throw notFound();
+      const refused = refusal(serial, now);
+      if (refused) throw new AppError(REFUSAL_ERROR[refused], REFUSAL_DETAIL[refused], { body: { reason: refused } });
+
+      const existing = await repo.activeActivation(tx, target, serial.id, input.machineId);
+      if (existing) {
+        await repo.touchActivation(tx, target, existing.id, machine);
+        return { created: false, serial, activation: existing, active: serial.active_activation_count };
+      }
+      if (serial.active_activation_count >= serial.max_activations) {
+        throw new AppError(
+          LicensingErrors.MACHINE_LIMIT_EXCEEDED,
+          `All ${serial.max_activations} seats of this serial are in use. Deactivate another machine first.`,
+          { body: { maxActivations: serial.max_activations, activeActivations: serial.active_activation_count } },
+        );
+      }
+      const activation = await repo.insertActivation(tx, target, serial.id, machine);
+      const redeem = serial.status === 'available';
+      await repo.adjustSeatCount(tx, target, serial.id, 1, redeem);
+      await recordEvents(tx, target.workspaceId, [
+        {
+          serialId: serial.id,
+          action: 'runtime.activated',
+          actorType: 'runtime',
+          actorAccountId: null,
+          beforeStatus: serial.status,
+          afterStatus: redeem ? 'redeemed' : serial.status,
+          data: { activationId: activation.id, machineId: input.machineId, platform: machine.platform },
+        },
+      ]);
+      const updated = { ...serial, status: redeem ? ('redeemed' as const) : serial.status, redeemed_at: serial.redeemed_at ?? now };
+      return { created: true, serial: updated, activation, active: serial.active_activation_count + 1 };
+    });
+
+    const expiresAt = tokenExpiry(target, result.serial, now);
+    const token = await signLicenseToken(await this.keyring.signingKey(target.workspaceId), {
+      productAppId: target.productAppId,
+      serialId: result.serial.id,
+      serial: result.serial.code,
+      machineId: input.machineId,
+      activationId: result.activation.id,
+      expiresAt,
+      nonce: input.nonce ?? null,
+    });
+    return {
+      created: result.created,
+      body: {
+        activation: {
+          id: result.activation.id,
+          machineId: result.activation.machine_id,
+          machineName: result.activation.machine_name ?? machine.machineName,
+          platform: result.activation.platform ?? machine.platform,
+          appVersion: result.activation.app_version ?? machine.appVersion,
+          activatedAt: result.activation.activated_at.toISOString(),
+        },
+        serial: seatState(result.serial, result.active),
+        token,
+        tokenExpiresAt: expiresAt.toISOString(),
+        nonce: input.nonce ?? null,
+      },
+    };
+  }
+
+  /** Always an answer, never an HTTP error: an unusable serial is data the plugin acts on. */
+  async validate(input: ValidateBody) {
+    const nonce = input.nonce ?? null;
+    const answer = (code: ValidationCode, detail: string) => ({ valid: false, code, detail, nonce });
+    const target = await this.target(input.productAppId);
+    if (!target) return answer('NOT_FOUND', 'No such serial for this product.');
+    const row = await repo.serialWithMachine(this.db, target, serialKey(input.serial), input.machineId);
+    if (!row) return answer('NOT_FOUND', 'No such serial for this product.');
+    const now = new Date();
+    const refused = refusal(row, now);
+    if (refused) return answer(refused, REFUSAL_DETAIL[refused]);
+    if (row.activation_id === null) return answer('MACHINE_NOT_ACTIVATED', 'This machine has no active seat for this serial. Activate it first.');
+
+    if (row.last_validated_at && now.getTime() - row.last_validated_at.getTime() > TOUCH_INTERVAL) {
+      await repo.touchActivation(this.db, target, row.activation_id);
+    }
+    const expiresAt = tokenExpiry(target, row, now);
+    const token = await signLicenseToken(await this.keyring.signingKey(target.workspaceId), {
+      productAppId: target.productAppId,
+      serialId: row.id,
+      serial: row.code,
+      machineId: input.machineId,
+      activationId: row.activation_id,
+      expiresAt,
+      nonce,
+    });
+    return { valid: true, code: 'VALID' as const, detail: 'The serial is valid on this machine.', nonce, token, tokenExpiresAt: expiresAt.toISOString() };
+  }
+
+  /** Self-service seat release; idempotent. Works whatever the serial's state, so a seat can always be freed. */
+  async deactivate(input: DeactivateBody) {
+    const target = await this.target(input.productAppId);
+    if (!target) throw notFound();
+    return inTransaction(this.db, async (tx) => {
+      const serial = await repo.lockSerial(tx, target, serialKey(input.serial));
+      if (!serial) throw notFound();
+      const activation = await repo.activeActivation(tx, target, serial.id, input.machineId);
+      if (!activation) return { released: false, serial: seatState(serial, serial.active_activation_count) };
+      await repo.releaseActivation(tx, target, activation.id);
+      await repo.adjustSeatCount(tx, target, serial.id, -1, false);
+      await recordEvents(tx, target.workspaceId, [
+        {
+          serialId: serial.id,
+          action: 'runtime.deactivated',
+          actorType: 'runtime',
+          actorAccountId: null,
+          beforeStatus: serial.status,
+          afterStatus: serial.status,
+          data: { activationId: activation.id, machineId: input.machineId },
+        },
+      ]);
+      return { released: true, serial: seatState(serial, Math.max(0, serial.active_activation_count - 1)) };
+    });
+  }
+
+  async jwks(productAppId: string) {
+    const target = await this.target(productAppId);
+    if (!target) throw new AppError(LicensingErrors.LICENSE_NOT_FOUND, 'Unknown productAppId');
+    return { keys: await this.keyring.publicKeys(target.workspaceId) };
+  }
+}
