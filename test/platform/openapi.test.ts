@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
@@ -31,6 +32,13 @@ describe('OpenAPI document', () => {
     const res = await ctx().app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
+  });
+
+  it('every error code is documented in the README', () => {
+    const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const [code, spec] of errorCatalogue()) {
+      expect(readme, code).toMatch(new RegExp(`\\| \`${code}\` \\| ${spec.status} \\|`));
+    }
   });
 
   it('error codes are UPPER_SNAKE and have 4xx/5xx statuses', () => {
