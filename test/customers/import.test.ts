@@ -137,6 +137,18 @@ describe('POST /api/developer/customers/import', () => {
     expect(mapped.json().code).toBe('INVALID_PRODUCT_MAPPING');
   });
 
+  it('lets a product-scoped member link an existing customer without overwriting their names', async () => {
+    const ws = await seedWorkspace(ctx(), {
+      members: [{ key: 'scoped', permissions: ['customers.manage', 'customers.view'], products: ['p1'] }],
+      customers: [{ email: 'known@x.test', firstName: 'Kept', products: ['p2'] }],
+    });
+    const res = await post(ws.tokens.scoped!, { customers: [{ email: 'known@x.test', firstName: 'Changed', lastName: 'Filled', productId: ws.ids.products.p1 }] });
+    expect(res.statusCode).toBe(201);
+    const row = (await ctx().app.inject({ method: 'GET', url: '/api/developer/customers?search=known', headers: bearer(ws.owner) })).json().rows[0];
+    expect(row).toMatchObject({ first_name: 'Kept', last_name: 'Filled' });
+    expect(row.product_ids.sort()).toEqual([ws.ids.products.p1, ws.ids.products.p2].sort());
+  });
+
   it('imports a multipart CSV file with productMappings', async () => {
     const ws = await seedWorkspace(ctx());
     const csv = 'Email,First Name,last_name,productName\r\ncsv1@x.test,Ann,Lee,Old\r\ncsv2@x.test,"Bo, Jr",Kim,\r\nbroken,,,\r\n';

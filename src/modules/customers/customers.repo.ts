@@ -198,6 +198,11 @@ export async function upsertRelationships(
 ): Promise<{ ids: Map<number, number>; activated: number }> {
   const input = sql`unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.email)}::text[],
       ${rows.map((r) => r.firstName)}::text[], ${rows.map((r) => r.lastName)}::text[]) as t(account_id, email, first_name, last_name)`;
+  // A product-scoped caller may link its product to an existing customer but not
+  // overwrite what the workspace already holds about them: it only fills gaps.
+  const overwrite = scope.products === 'all';
+  const names = overwrite ? sql`coalesce(excluded.first_name, dc.first_name)` : sql`coalesce(dc.first_name, excluded.first_name)`;
+  const lastNames = overwrite ? sql`coalesce(excluded.last_name, dc.last_name)` : sql`coalesce(dc.last_name, excluded.last_name)`;
   const reactivated = await sql<{ id: number }>`
     update developer_customers dc set status = 'active', removed_at = null, removal_reason = null,
       first_name = t.first_name, last_name = t.last_name, updated_at = now()
@@ -208,8 +213,8 @@ export async function upsertRelationships(
     insert into developer_customers as dc (workspace_id, account_id, email, first_name, last_name, source)
     select ${scope.workspaceId}, account_id, email, first_name, last_name, ${source} from ${input}
     on conflict (workspace_id, account_id) do update set
-      first_name = coalesce(excluded.first_name, dc.first_name),
-      last_name = coalesce(excluded.last_name, dc.last_name),
+      first_name = ${names},
+      last_name = ${lastNames},
       updated_at = now()
     returning dc.id, dc.account_id, (dc.xmax = 0) as inserted`.execute(tx);
   let activated = reactivated.rows.length;
