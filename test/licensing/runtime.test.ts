@@ -129,11 +129,11 @@ describe('POST /api/licensing/v1/validate', () => {
     const jwks = createLocalJWKSet((await ctx().app.inject({ method: 'GET', url: `${BASE}/keys?productAppId=${appId}` })).json());
     const [h, p, s] = token.split('.') as [string, string, string];
     const payload = Buffer.from(p, 'base64url');
-    payload[payload.length - 2] ^= 1;
+    payload[payload.length - 2]! ^= 1;
     const tampered = `${h}.${payload.toString('base64url')}.${s}`;
     await expect(jwtVerify(tampered, jwks)).rejects.toThrow();
     const sig = Buffer.from(s, 'base64url');
-    sig[0] ^= 1;
+    sig[0]! ^= 1;
     await expect(jwtVerify(`${h}.${p}.${sig.toString('base64url')}`, jwks)).rejects.toThrow();
     const foreign = createLocalJWKSet((await ctx().app.inject({ method: 'GET', url: `${BASE}/keys?productAppId=${other.appId}` })).json());
     expect(decodeProtectedHeader(token).kid).toBeDefined();

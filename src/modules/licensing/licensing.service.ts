@@ -11,6 +11,8 @@ import type { ActivateBody, DeactivateBody, ValidateBody, ValidationCode } from 
 import { signLicenseToken } from './licensing.token.js';
 
 const DAY = 86_400_000;
+const TARGET_CACHE_MS = 30_000;
+const TARGET_CACHE_SIZE = 10_000;
 // Validation refreshes "last seen" at most this often, so the hot path stays read-only.
 const TOUCH_INTERVAL = 3_600_000;
 
@@ -64,8 +66,20 @@ export class LicensingService {
     private readonly keyring: LicenseKeyring,
   ) {}
 
+  // Products change rarely and every runtime call resolves one: a short-lived
+  // cache saves a round trip on the hot path. Unknown ids are not cached.
+  private readonly targets = new Map<string, { target: repo.LicenseTarget; until: number }>();
+
   private async target(productAppId: string): Promise<repo.LicenseTarget | undefined> {
-    return repo.findTarget(this.db, productAppId);
+    const now = Date.now();
+    const hit = this.targets.get(productAppId);
+    if (hit && hit.until > now) return hit.target;
+    const target = await repo.findTarget(this.db, productAppId);
+    if (target) {
+      if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.delete(this.targets.keys().next().value!);
+      this.targets.set(productAppId, { target, until: now + TARGET_CACHE_MS });
+    }
+    return target;
   }
 
   /**
