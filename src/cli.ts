@@ -28,6 +28,10 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  const known = ['migrate', 'token create', 'fixtures load', 'demo seed'];
+  if (!known.includes(command) && !known.includes(`${command} ${sub ?? ''}`)) {
+    throw new UsageError(`Unknown command "${argv.join(' ')}"\n\n${USAGE}`);
+  }
   const config = loadConfig();
   const jwt = resolveJwtSettings(config);
 
@@ -44,11 +48,16 @@ async function run(argv: string[]): Promise<void> {
   const database = await openMigratedDatabase(config);
   try {
     if (command === 'token' && sub === 'create') {
-      const { values } = parseArgs({
-        args: rest,
-        options: { account: { type: 'string' }, workspace: { type: 'string' }, ttl: { type: 'string' } },
-        strict: true,
-      });
+      let values: { account?: string | undefined; workspace?: string | undefined; ttl?: string | undefined };
+      try {
+        ({ values } = parseArgs({
+          args: rest,
+          options: { account: { type: 'string' }, workspace: { type: 'string' }, ttl: { type: 'string' } },
+          strict: true,
+        }));
+      } catch (error) {
+        throw new UsageError(`${(error as Error).message}\n\n${USAGE}`);
+      }
       if (!values.account) throw new UsageError('--account is required');
       if (!jwt.secret) throw new UsageError('token create needs JWT_SECRET; with JWKS_URL tokens come from your identity provider');
       const ttl = values.ttl === undefined ? 3600 : Number(values.ttl);

@@ -70,20 +70,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
     problems.push('JWT_SECRET must be at least 32 bytes long');
   }
-  if (databaseUrl && production && !jwtSecret && !jwksUrl) {
-    problems.push('JWT_SECRET or JWKS_URL is required when NODE_ENV=production and DATABASE_URL is set');
+  if (production && !jwtSecret && !jwksUrl) {
+    problems.push('JWT_SECRET or JWKS_URL is required when NODE_ENV=production');
   }
   const licenseKeyEncryptionKey = env.LICENSE_KEY_ENCRYPTION_KEY || undefined;
   if (licenseKeyEncryptionKey !== undefined && !parseKey(licenseKeyEncryptionKey)) {
     problems.push('LICENSE_KEY_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
   }
-  if (databaseUrl && production && !licenseKeyEncryptionKey) {
-    problems.push('LICENSE_KEY_ENCRYPTION_KEY is required when NODE_ENV=production and DATABASE_URL is set');
+  if (production && !licenseKeyEncryptionKey) {
+    problems.push('LICENSE_KEY_ENCRYPTION_KEY is required when NODE_ENV=production');
   }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
-  const demoRaw = env.DEMO ?? '1';
-  if (!['0', '1', 'true', 'false'].includes(demoRaw)) problems.push(`DEMO must be 0 or 1 (got "${demoRaw}")`);
+  const demoRaw = env.DEMO || '1';
+  if (!['0', '1', 'true', 'false'].includes(demoRaw)) problems.push(`DEMO must be 0, 1, true or false (got "${demoRaw}")`);
   const host = env.HOST || '127.0.0.1';
 
   const config: Config = {

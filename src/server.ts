@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { signAccessToken } from './platform/auth/jwt.js';
 import { DataDirLockedError } from './platform/db/database.js';
 import { countWorkspaces, membershipsOf, findAccount } from './modules/workspaces/workspaces.repo.js';
-import { seedDemo } from './operator/demo.js';
+import { DEMO_OWNER_EMAIL, seedDemo } from './operator/demo.js';
 import { openMigratedDatabase, resolveJwtSettings, resolveLicenseKeyEncryptionKey } from './runtime.js';
 
 async function main(): Promise<void> {
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const lines = [`Patchbay API listening on ${address}`, `API reference: ${address}/docs  (OpenAPI: ${address}/openapi.json)`];
   if (embedded) {
     lines.push(`Embedded database: ${config.dataDir}`);
-    const owner = await findAccount(database.db, 'owner@demo.patchbay.test');
+    const owner = await findAccount(database.db, DEMO_OWNER_EMAIL);
     const membership = owner ? (await membershipsOf(database.db, owner.id))[0] : undefined;
     if (owner && membership && jwt.secret) {
       const token = await signAccessToken(

@@ -1,6 +1,8 @@
 import type { JwtSettings } from '../platform/auth/jwt.js';
 import type { Db } from '../platform/db/database.js';
-import { type FixtureResult, loadFixtures } from './fixtures.js';
+import { FixtureError, type FixtureResult, loadFixtures } from './fixtures.js';
+
+export const DEMO_OWNER_EMAIL = 'owner@demo.patchbay.test';
 
 const FIRST = ['Ann', 'Ben', 'Chloe', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lena', 'Milo', 'Nia', 'Omar', 'Pia'];
 const LAST = ['Lee', 'Ortiz', 'Nakamura', 'Smith', 'Okafor', 'Berg', 'Rossi', 'Dubois', 'Kowalski', 'Haddad', 'Silva', 'Novak'];
@@ -23,7 +25,7 @@ export function demoDocument() {
   return {
     workspaces: [{ key: 'demo', name: 'Demo Audio', billingEligible: true }],
     accounts: [
-      { key: 'owner', email: 'owner@demo.patchbay.test', emailVerified: true },
+      { key: 'owner', email: DEMO_OWNER_EMAIL, emailVerified: true },
       { key: 'support', email: 'support@demo.patchbay.test', emailVerified: true },
     ],
     products: [
@@ -40,6 +42,8 @@ export function demoDocument() {
   };
 }
 
-export function seedDemo(db: Db, jwt: JwtSettings): Promise<FixtureResult> {
+export async function seedDemo(db: Db, jwt: JwtSettings): Promise<FixtureResult> {
+  const existing = await db.selectFrom('accounts').where('email_normalized', '=', DEMO_OWNER_EMAIL).select('id').executeTakeFirst();
+  if (existing) throw new FixtureError('The demo workspace already exists');
   return loadFixtures(db, jwt, demoDocument());
 }

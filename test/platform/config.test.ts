@@ -14,6 +14,20 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
   }
 }
 
+describe('production secrets', () => {
+  it('requires the token source and the license key-encryption key in production, on either database', () => {
+    for (const env of [{ NODE_ENV: 'production' }, { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/patchbay' }]) {
+      const problems = problemsOf(env);
+      expect(problems).toContain('JWT_SECRET or JWKS_URL is required when NODE_ENV=production');
+      expect(problems).toContain('LICENSE_KEY_ENCRYPTION_KEY is required when NODE_ENV=production');
+    }
+  });
+
+  it('rejects a license key-encryption key that is not 32 bytes', () => {
+    expect(problemsOf({ LICENSE_KEY_ENCRYPTION_KEY: 'short' })).toEqual(['LICENSE_KEY_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64']);
+  });
+});
+
 describe('loadConfig defaults', () => {
   it('runs with an empty environment: embedded database, port 3000, demo on', () => {
     expect(loadConfig({})).toMatchObject({
@@ -90,7 +104,8 @@ describe('loadConfig defaults', () => {
   });
 
   it('reads NODE_ENV=production', () => {
-    expect(loadConfig({ NODE_ENV: 'production' }).production).toBe(true);
+    const secrets = { JWT_SECRET: SECRET, LICENSE_KEY_ENCRYPTION_KEY: 'a'.repeat(64) };
+    expect(loadConfig({ NODE_ENV: 'production', ...secrets }).production).toBe(true);
     expect(loadConfig({ NODE_ENV: 'development' }).production).toBe(false);
   });
 
@@ -130,11 +145,11 @@ describe('loadConfig rejects bad values with a clear message', () => {
       message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
     },
     { label: 'upper-case LOG_LEVEL', env: { LOG_LEVEL: 'INFO' }, message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "INFO")' },
-    { label: 'DEMO=yes', env: { DEMO: 'yes' }, message: 'DEMO must be 0 or 1 (got "yes")' },
+    { label: 'DEMO=yes', env: { DEMO: 'yes' }, message: 'DEMO must be 0, 1, true or false (got "yes")' },
     {
       label: 'production on PostgreSQL without JWT_SECRET or JWKS_URL',
       env: { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/patchbay' },
-      message: 'JWT_SECRET or JWKS_URL is required when NODE_ENV=production and DATABASE_URL is set',
+      message: 'JWT_SECRET or JWKS_URL is required when NODE_ENV=production',
       alone: false, // production on PostgreSQL may have further requirements
     },
   ])('$label', ({ env, message, alone = true }) => {

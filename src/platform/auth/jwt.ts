@@ -15,12 +15,16 @@ export interface JwtSettings {
 export class InvalidTokenError extends Error {}
 
 const ASYMMETRIC = ['RS256', 'ES256', 'EdDSA'];
+const MAX_ID = 2147483647;
 
 function claimsOf(payload: JWTPayload): TokenClaims {
   const sub = payload.sub;
-  if (typeof sub !== 'string' || !/^[1-9]\d{0,9}$/.test(sub)) throw new InvalidTokenError('sub must be an account id');
+  // Ids are PostgreSQL integers: anything outside their range cannot name an account or workspace.
+  if (typeof sub !== 'string' || !/^[1-9]\d{0,9}$/.test(sub) || Number(sub) > MAX_ID) throw new InvalidTokenError('sub must be an account id');
   const wid = payload.wid;
-  if (wid !== undefined && !(Number.isInteger(wid) && (wid as number) > 0)) throw new InvalidTokenError('wid must be a workspace id');
+  if (wid !== undefined && !(Number.isInteger(wid) && (wid as number) > 0 && (wid as number) <= MAX_ID)) {
+    throw new InvalidTokenError('wid must be a workspace id');
+  }
   return { accountId: Number(sub), workspaceId: (wid as number | undefined) ?? null };
 }
 
