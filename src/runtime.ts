@@ -24,7 +24,13 @@ function keptSecret(config: Config, name: string, make: () => string): string {
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const value = make();
-  fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process created it first: use theirs, so both agree.
+    if ((error as { code?: string }).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
+    throw error;
+  }
   return value;
 }
 
