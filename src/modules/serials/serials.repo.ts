@@ -175,25 +175,26 @@ export interface SerialEventInput {
   data?: Record<string, unknown>;
 }
 
+/** Events are written with array parameters, so a batch of any size is one statement within the parameter limit. */
 export async function recordEvents(tx: Executor, workspaceId: number, events: SerialEventInput[]): Promise<void> {
   if (events.length === 0) return;
-  await tx
-    .insertInto('serial_events')
-    .values(
-      events.map((e) => ({
-        workspace_id: workspaceId,
-        serial_id: e.serialId,
-        action: e.action,
-        actor_type: e.actorType,
-        actor_account_id: e.actorAccountId,
-        reason: e.reason ?? null,
-        note: e.note ?? null,
-        before_status: e.beforeStatus,
-        after_status: e.afterStatus,
-        data: JSON.stringify(e.data ?? {}),
-      })),
-    )
-    .execute();
+  const col = <T>(f: (e: SerialEventInput) => T) => events.map(f);
+  await sql`
+    insert into serial_events (workspace_id, serial_id, action, actor_type, actor_account_id, reason, note, before_status, after_status, data)
+    select ${workspaceId}, * from unnest(
+      ${col((e) => e.serialId)}::int[], ${col((e) => e.action)}::text[], ${col((e) => e.actorType)}::text[],
+      ${col((e) => e.actorAccountId)}::int[], ${col((e) => e.reason ?? null)}::text[], ${col((e) => e.note ?? null)}::text[],
+      ${col((e) => e.beforeStatus)}::text[], ${col((e) => e.afterStatus)}::text[], ${col((e) => JSON.stringify(e.data ?? {}))}::jsonb[])`.execute(tx);
+}
+
+/**
+ * Serialises imports that touch the same codes (transaction-scoped advisory
+ * locks, taken in a fixed order so two imports cannot deadlock), so the
+ * existence check below sees the other import's committed rows.
+ */
+export async function lockCodeKeys(tx: Tx, keys: string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as t(k) order by k collate "C"`.execute(tx);
 }
 
 export async function listEvents(db: Executor, scope: Scope, serialId: number, page: { limit: number; offset: number }) {

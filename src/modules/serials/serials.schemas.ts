@@ -16,6 +16,10 @@ export const SerialListQuery = Type.Object(
 );
 export type SerialListQuery = Static<typeof SerialListQuery>;
 
+/** available-by-product lists available serials only, so it takes no `status`. */
+export const AvailableQuery = Type.Object(ListQuery, { additionalProperties: false });
+export type AvailableQuery = Static<typeof AvailableQuery>;
+
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Nullable(Type.String({ format: 'date-time' }));
 

@@ -17,7 +17,7 @@ import { normaliseGenerateBody } from './serials.generate.js';
 import { SERIAL_IMPORT_COLUMNS, validateSerialRow, type ValidSerialRow } from './serials.import.js';
 import { remainingActivations, transition, type SerialAction } from './serials.lifecycle.js';
 import * as repo from './serials.repo.js';
-import type { ActionBody, GenerateBody, SerialListQuery, SerialRow } from './serials.schemas.js';
+import type { ActionBody, AvailableQuery, GenerateBody, SerialListQuery, SerialRow } from './serials.schemas.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -113,8 +113,9 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport) {
     const result = validateSerialRow(raw, index + 1, mapping);
     if (!result.ok) return void errors.push(...result.errors);
     const seen = byKey.get(result.value.key);
-    if (seen && seen.productId !== result.value.productId) {
-      errors.push({ row: index + 1, field: 'serialCode', code: 'DUPLICATE_IN_FILE', message: `the same code appears on row ${seen.row} for another product` });
+    const otherCustomer = seen && result.value.customer && seen.customer?.emailNormalized !== result.value.customer.emailNormalized;
+    if (seen && (seen.productId !== result.value.productId || otherCustomer)) {
+      errors.push({ row: index + 1, field: 'serialCode', code: 'DUPLICATE_IN_FILE', message: `the same code appears on row ${seen.row} for another product or customer` });
       return;
     }
     if (!seen) byKey.set(result.value.key, result.value);
@@ -127,6 +128,7 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport) {
     let inserted = 0;
     for (let i = 0; i < unique.length; i += 5_000) {
       const batch = unique.slice(i, i + 5_000);
+      await repo.lockCodeKeys(tx, batch.map((r) => r.key));
       const existing = await repo.classifyExistingKeys(tx, scope, batch.map((r) => r.key));
       existing.taken.forEach((k) => taken.add(k));
       // Existing codes of this workspace are accepted and left as they are.
@@ -183,7 +185,7 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport) {
   };
 }
 
-export async function availableByProduct(db: Db, scope: Scope, query: SerialListQuery) {
+export async function availableByProduct(db: Db, scope: Scope, query: AvailableQuery) {
   const filter = { ...toFilter(query), status: 'available' as const };
   const { page, pageSize, offset } = paging(query);
   const [products, promos, rows, total] = await Promise.all([
