@@ -110,6 +110,36 @@ describe('GET /api/developer/customers', () => {
     expect(JSON.stringify(tooBig.json().errors)).toContain('500');
   });
 
+  it('serves deep pages in the same order as shallow ones, also after changes', async () => {
+    const ws = await seedWorkspace(ctx());
+    const customers = Array.from({ length: 12_050 }, (_, i) => ({ email: `deep${i}@x.test` }));
+    const imported = await ctx().app.inject({ method: 'POST', url: '/api/developer/customers/import', headers: bearer(ws.owner), payload: { customers } });
+    expect(imported.statusCode).toBe(201);
+    const all = await ctx().database.db
+      .selectFrom('developer_customers')
+      .where('workspace_id', '=', ws.workspaceId)
+      .where('status', '=', 'active')
+      .select(['id', 'account_id'])
+      .orderBy('id', 'desc')
+      .execute();
+    const page = async (n: number, limit = 500) =>
+      (await ctx().app.inject({ method: 'GET', url: `${URL}?limit=${limit}&page=${n}`, headers: bearer(ws.owner) })).json();
+    // Offsets 10,000 and beyond use the anchors; compare with the plain order.
+    for (const [n, limit] of [[21, 500], [24, 500], [25, 500], [102, 100], [1000, 500]] as const) {
+      const body = await page(n, limit);
+      const expected = all.slice((n - 1) * limit, n * limit).map((r) => r.id);
+      expect(body.rows.map((r: { id: number }) => r.id), `page ${n}`).toEqual(expected);
+      expect(body.total).toBe(all.length);
+    }
+    // A removal shifts every later position by one; the anchors follow.
+    const victim = all[5]!;
+    await ctx().app.inject({ method: 'DELETE', url: `${URL}/${victim.account_id}`, headers: bearer(ws.owner), payload: { confirm: true } });
+    const after = all.filter((r) => r.id !== victim.id);
+    const shifted = await page(21);
+    expect(shifted.rows.map((r: { id: number }) => r.id)).toEqual(after.slice(10_000, 10_500).map((r) => r.id));
+    expect(shifted.total).toBe(after.length);
+  });
+
   it('answers 403 without customers.view', async () => {
     const ws = await seedWorkspace(ctx(), { members: [{ key: 'nope', permissions: ['products.view'], products: 'all' }] });
     const res = await ctx().app.inject({ method: 'GET', url: URL, headers: bearer(ws.tokens.nope!) });

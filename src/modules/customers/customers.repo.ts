@@ -92,32 +92,53 @@ function selectRecord(query: ReturnType<typeof visible>, scope: Scope, withNames
     ]);
 }
 
+/**
+ * One page, newest first. The page's ids are found first from the index alone
+ * (a deferred join), so rows skipped by OFFSET never pay for joins and
+ * product subqueries. `atOrBefore` starts the page at a known id (deep-page anchors).
+ */
 export async function listCustomers(
   db: Executor,
   scope: Scope,
   filter: CustomerFilter,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; atOrBefore?: number },
 ): Promise<CustomerRecord[]> {
-  return selectRecord(applyFilter(visible(db, scope), scope, filter), scope, false)
+  let ids = applyFilter(visible(db, scope), scope, filter).select('dc.id');
+  if (page.atOrBefore !== undefined) ids = ids.where('dc.id', '<=', page.atOrBefore);
+  const pageIds = ids.orderBy('dc.id', 'desc').limit(page.limit).offset(page.offset);
+  return selectRecord(visible(db, scope), scope, false)
+    .where('dc.id', 'in', pageIds)
     .orderBy('dc.id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
     .execute();
 }
 
-const isUnfiltered = (scope: Scope, f: CustomerFilter) =>
+export async function customerStats(db: Executor, scope: Scope): Promise<{ active: number; version: number }> {
+  const row = await db
+    .selectFrom('workspace_stats')
+    .where('workspace_id', '=', scope.workspaceId)
+    .select(['active_customers', 'customers_version'])
+    .executeTakeFirst();
+  return { active: row?.active_customers ?? 0, version: row?.customers_version ?? 0 };
+}
+
+/** Every `every`-th active relationship id of the workspace, newest first: position i·every starts at ids[i]. */
+export async function pageAnchors(db: Executor, scope: Scope, every: number): Promise<number[]> {
+  const result = await sql<{ id: number }>`
+    select id from (
+      select id, row_number() over (order by id desc) as rn
+      from developer_customers where workspace_id = ${scope.workspaceId} and status = 'active'
+    ) ranked
+    where (rn - 1) % ${every} = 0
+    order by id desc`.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
+export const isUnfiltered = (scope: Scope, f: CustomerFilter) =>
   scope.products === 'all' && !f.search && f.productId === undefined && !f.from && !f.to;
 
 export async function countCustomers(db: Executor, scope: Scope, filter: CustomerFilter): Promise<number> {
-  if (isUnfiltered(scope, filter)) {
-    // Maintained in the same transactions that add and remove relationships.
-    const row = await db
-      .selectFrom('workspace_stats')
-      .where('workspace_id', '=', scope.workspaceId)
-      .select('active_customers')
-      .executeTakeFirst();
-    return row?.active_customers ?? 0;
-  }
+  // Maintained by triggers in the same statements that add and remove relationships.
+  if (isUnfiltered(scope, filter)) return (await customerStats(db, scope)).active;
   const row = await applyFilter(visible(db, scope), scope, filter)
     .select(sql<number>`count(*)::int`.as('n'))
     .executeTakeFirstOrThrow();

@@ -42,12 +42,52 @@ export async function listCustomers(db: Db, scope: Scope, query: CustomerListQue
   const filter = toFilter(query);
   const page = query.page ?? 1;
   const pageSize = query.limit ?? DEFAULT_PAGE_SIZE;
+  const offset = (page - 1) * pageSize;
+  if (offset >= DEEP_PAGE_OFFSET && repo.isUnfiltered(scope, filter)) {
+    const stats = await repo.customerStats(db, scope);
+    const anchors = await deepPageAnchors.get(db, scope, stats.version);
+    const anchor = anchors[Math.floor(offset / ANCHOR_EVERY)];
+    const rows = anchor === undefined ? [] : await repo.listCustomers(db, scope, filter, { limit: pageSize, offset: offset % ANCHOR_EVERY, atOrBefore: anchor });
+    return { rows: rows.map(toRow), total: stats.active, page, pageSize };
+  }
   const [rows, total] = await Promise.all([
-    repo.listCustomers(db, scope, filter, { limit: pageSize, offset: (page - 1) * pageSize }),
+    repo.listCustomers(db, scope, filter, { limit: pageSize, offset }),
     repo.countCustomers(db, scope, filter),
   ]);
   return { rows: rows.map(toRow), total, page, pageSize };
 }
+
+const ANCHOR_EVERY = 1_000;
+const DEEP_PAGE_OFFSET = 10_000;
+
+/**
+ * Deep OFFSET pages of the unfiltered list cost O(offset) in PostgreSQL. We
+ * keep, per workspace, the id at every 1,000th position, valid for one value
+ * of the workspace's customers_version (bumped by the triggers on every
+ * change). A deep page then starts at its anchor and skips < 1,000 rows.
+ * Anchors are rebuilt with one index scan after a change.
+ */
+class PageAnchorCache {
+  private readonly entries = new Map<number, { version: number; anchors: number[] }>();
+  private readonly building = new Map<string, Promise<number[]>>();
+
+  async get(db: Db, scope: Scope, version: number): Promise<number[]> {
+    const hit = this.entries.get(scope.workspaceId);
+    if (hit && hit.version === version) return hit.anchors;
+    const key = `${scope.workspaceId}:${version}`;
+    let pending = this.building.get(key);
+    if (!pending) {
+      pending = repo.pageAnchors(db, scope, ANCHOR_EVERY).finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    const anchors = await pending;
+    if (this.entries.size >= 1_000 && !this.entries.has(scope.workspaceId)) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(scope.workspaceId, { version, anchors });
+    return anchors;
+  }
+}
+
+const deepPageAnchors = new PageAnchorCache();
 
 export const EXPORT_COLUMNS = [
   'id',

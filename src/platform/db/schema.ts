@@ -82,6 +82,7 @@ export interface MarketingConsentsTable {
 export interface WorkspaceStatsTable {
   workspace_id: number;
   active_customers: Generated<number>;
+  customers_version: Generated<number>;
   serials: Generated<number>;
 }
 
