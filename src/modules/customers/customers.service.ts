@@ -7,6 +7,7 @@ import { type Executor, inTransaction, type Tx } from '../../platform/db/transac
 import { parseDateRange } from '../../platform/http/date-range.js';
 import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
+import { DEEP_PAGE_OFFSET, PageAnchorCache } from '../../platform/paging/page-anchors.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
 import { ProductMapping } from '../products/product-mapping.js';
@@ -45,9 +46,9 @@ export async function listCustomers(db: Db, scope: Scope, query: CustomerListQue
   const offset = (page - 1) * pageSize;
   if (offset >= DEEP_PAGE_OFFSET && repo.isUnfiltered(scope, filter)) {
     const stats = await repo.customerStats(db, scope);
-    const anchors = await deepPageAnchors.get(db, scope, stats.version);
-    const anchor = anchors[Math.floor(offset / ANCHOR_EVERY)];
-    const rows = anchor === undefined ? [] : await repo.listCustomers(db, scope, filter, { limit: pageSize, offset: offset % ANCHOR_EVERY, atOrBefore: anchor });
+    const anchors = await deepPageAnchors.get(scope.workspaceId, stats.version, () => repo.pageAnchors(db, scope, deepPageAnchors.every));
+    const start = deepPageAnchors.locate(anchors, offset);
+    const rows = start ? await repo.listCustomers(db, scope, filter, { limit: pageSize, offset: start.skip, atOrBefore: start.atOrBefore }) : [];
     return { rows: rows.map(toRow), total: stats.active, page, pageSize };
   }
   const [rows, total] = await Promise.all([
@@ -57,37 +58,7 @@ export async function listCustomers(db: Db, scope: Scope, query: CustomerListQue
   return { rows: rows.map(toRow), total, page, pageSize };
 }
 
-const ANCHOR_EVERY = 1_000;
-const DEEP_PAGE_OFFSET = 10_000;
-
-/**
- * Deep OFFSET pages of the unfiltered list cost O(offset) in PostgreSQL. We
- * keep, per workspace, the id at every 1,000th position, valid for one value
- * of the workspace's customers_version (bumped by the triggers on every
- * change). A deep page then starts at its anchor and skips < 1,000 rows.
- * Anchors are rebuilt with one index scan after a change.
- */
-class PageAnchorCache {
-  private readonly entries = new Map<number, { version: number; anchors: number[] }>();
-  private readonly building = new Map<string, Promise<number[]>>();
-
-  async get(db: Db, scope: Scope, version: number): Promise<number[]> {
-    const hit = this.entries.get(scope.workspaceId);
-    if (hit && hit.version === version) return hit.anchors;
-    const key = `${scope.workspaceId}:${version}`;
-    let pending = this.building.get(key);
-    if (!pending) {
-      pending = repo.pageAnchors(db, scope, ANCHOR_EVERY).finally(() => this.building.delete(key));
-      this.building.set(key, pending);
-    }
-    const anchors = await pending;
-    if (this.entries.size >= 1_000 && !this.entries.has(scope.workspaceId)) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(scope.workspaceId, { version, anchors });
-    return anchors;
-  }
-}
-
-const deepPageAnchors = new PageAnchorCache();
+const deepPageAnchors = new PageAnchorCache(1_000);
 
 export const EXPORT_COLUMNS = [
   'id',

@@ -94,18 +94,41 @@ function selectRecord(query: ReturnType<typeof visible>) {
     ]);
 }
 
-export async function listSerials(db: Executor, scope: Scope, filter: SerialFilter, page: { limit: number; offset: number }): Promise<SerialRecord[]> {
-  return selectRecord(filtered(db, scope, filter)).orderBy('s.id', 'desc').limit(page.limit).offset(page.offset).execute();
+/** One page, newest first; ids come from the index first (deferred join). `atOrBefore` starts at a deep-page anchor. */
+export async function listSerials(
+  db: Executor,
+  scope: Scope,
+  filter: SerialFilter,
+  page: { limit: number; offset: number; atOrBefore?: number },
+): Promise<SerialRecord[]> {
+  let ids = filtered(db, scope, filter).select('s.id');
+  if (page.atOrBefore !== undefined) ids = ids.where('s.id', '<=', page.atOrBefore);
+  return selectRecord(visible(db, scope).where('s.id', 'in', ids.orderBy('s.id', 'desc').limit(page.limit).offset(page.offset)))
+    .orderBy('s.id', 'desc')
+    .execute();
 }
 
-const isUnfiltered = (scope: Scope, f: SerialFilter) =>
+/** Serials are never deleted, so the workspace's serial count is a version of its unfiltered list. */
+export async function serialCount(db: Executor, scope: Scope): Promise<number> {
+  const row = await db.selectFrom('workspace_stats').where('workspace_id', '=', scope.workspaceId).select('serials').executeTakeFirst();
+  return row?.serials ?? 0;
+}
+
+export async function pageAnchors(db: Executor, scope: Scope, every: number): Promise<number[]> {
+  const result = await sql<{ id: number }>`
+    select id from (
+      select id, row_number() over (order by id desc) as rn from serials where workspace_id = ${scope.workspaceId}
+    ) ranked
+    where (rn - 1) % ${every} = 0
+    order by id desc`.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
+export const isUnfiltered = (scope: Scope, f: SerialFilter) =>
   scope.products === 'all' && !f.search && f.productId === undefined && !f.status && !f.from && !f.to;
 
 export async function countSerials(db: Executor, scope: Scope, filter: SerialFilter): Promise<number> {
-  if (isUnfiltered(scope, filter)) {
-    const row = await db.selectFrom('workspace_stats').where('workspace_id', '=', scope.workspaceId).select('serials').executeTakeFirst();
-    return row?.serials ?? 0;
-  }
+  if (isUnfiltered(scope, filter)) return serialCount(db, scope);
   const row = await filtered(db, scope, filter).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
   return row.n;
 }

@@ -6,6 +6,7 @@ import { inTransaction } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
 import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
+import { DEEP_PAGE_OFFSET, PageAnchorCache } from '../../platform/paging/page-anchors.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
@@ -18,6 +19,8 @@ import { SERIAL_IMPORT_COLUMNS, validateSerialRow, type ValidSerialRow } from '.
 import { remainingActivations, transition, type SerialAction } from './serials.lifecycle.js';
 import * as repo from './serials.repo.js';
 import type { ActionBody, AvailableQuery, GenerateBody, SerialListQuery, SerialRow } from './serials.schemas.js';
+
+const deepPageAnchors = new PageAnchorCache(1_000);
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -63,6 +66,13 @@ const paging = (query: { page?: number | undefined; limit?: number | undefined }
 export async function listSerials(db: Db, scope: Scope, query: SerialListQuery) {
   const filter = toFilter(query);
   const { page, pageSize, offset } = paging(query);
+  if (offset >= DEEP_PAGE_OFFSET && repo.isUnfiltered(scope, filter)) {
+    const total = await repo.serialCount(db, scope);
+    const anchors = await deepPageAnchors.get(scope.workspaceId, total, () => repo.pageAnchors(db, scope, deepPageAnchors.every));
+    const start = deepPageAnchors.locate(anchors, offset);
+    const rows = start ? await repo.listSerials(db, scope, filter, { limit: pageSize, offset: start.skip, atOrBefore: start.atOrBefore }) : [];
+    return { rows: rows.map(toSerialRow), total, page, pageSize };
+  }
   const [rows, total] = await Promise.all([
     repo.listSerials(db, scope, filter, { limit: pageSize, offset }),
     repo.countSerials(db, scope, filter),
