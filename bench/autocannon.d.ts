@@ -6,6 +6,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests in all; when set, the run ends when they have all been answered and `duration` is ignored. */
+    amount?: number;
     pipelining?: number;
     timeout?: number;
     method?: string;

@@ -5,13 +5,20 @@
  * Protocol (IPC): the parent sends `start`; the child answers `ready` with its
  * port. `rss-start` / `rss-stop` bracket a measurement and the child answers
  * `rss` with the resident set size before and at its peak in between.
+ * `wait-idle` is answered with `idle` once requests left over from a load run
+ * (a load generator that stops mid-request leaves the server working) are done.
  */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { openDatabase, type Database } from '../src/platform/db/database.js';
 import type { ChildMessage, ParentMessage, ServerSpec } from './lib.js';
 
 const RSS_SAMPLE_MS = 10;
+const IDLE_WINDOW_MS = 100;
+const IDLE_MAX_MS = 180_000;
 
 function send(message: ChildMessage): void {
   process.send?.(message);
@@ -24,11 +31,36 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
     return { app };
   }
   const database = await openDatabase({ databaseUrl: spec.databaseUrl, dataDir: spec.dataDir, poolSize: spec.poolSize });
-  const app = await buildApp({ database, jwt: spec.jwt, logger: false });
+  const app = await buildApp({
+    database,
+    jwt: spec.jwt,
+    licensing: { encryptionKey: Buffer.from(spec.licenseKeyHex, 'hex'), rateLimit: { perIp: 10_000_000, perSerial: 10_000_000 } },
+    logger: false,
+  });
   return { app, database };
 }
 
 let running: { app: FastifyInstance; database?: Database } | undefined;
+
+async function activeQueries(database: Database): Promise<number> {
+  if (database.kind !== 'postgres') return 0;
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and state <> 'idle' and pid <> pg_backend_pid()`.execute(database.db);
+  return rows[0]?.n ?? 0;
+}
+
+/** Idle: the event loop is almost unused (embedded PGlite works on it) and PostgreSQL runs nothing for us. */
+async function waitIdle(): Promise<void> {
+  const deadline = Date.now() + IDLE_MAX_MS;
+  while (Date.now() < deadline) {
+    const before = performance.eventLoopUtilization();
+    await sleep(IDLE_WINDOW_MS);
+    const busy = performance.eventLoopUtilization(before).utilization;
+    if (busy < 0.05 && (!running?.database || (await activeQueries(running.database)) === 0)) return;
+  }
+}
+
 let sampler: { timer: NodeJS.Timeout; baseline: number; peak: number } | undefined;
 
 process.on('message', (message: ParentMessage) => {
@@ -44,9 +76,10 @@ process.on('message', (message: ParentMessage) => {
       }
       case 'rss-start': {
         const baseline = process.memoryUsage.rss();
-        const state = { baseline, peak: baseline, timer: setInterval(() => {
+        const state = { baseline, peak: baseline, timer: undefined as unknown as NodeJS.Timeout };
+        state.timer = setInterval(() => {
           state.peak = Math.max(state.peak, process.memoryUsage.rss());
-        }, RSS_SAMPLE_MS) };
+        }, RSS_SAMPLE_MS);
         sampler = state;
         break;
       }
@@ -56,6 +89,11 @@ process.on('message', (message: ParentMessage) => {
         const end = process.memoryUsage.rss();
         send({ type: 'rss', baseline: sampler.baseline, peak: Math.max(sampler.peak, end), end });
         sampler = undefined;
+        break;
+      }
+      case 'wait-idle': {
+        await waitIdle();
+        send({ type: 'idle' });
         break;
       }
       case 'stop': {
