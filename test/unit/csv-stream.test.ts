@@ -77,7 +77,7 @@ describe('csvStream', () => {
         ),
       ),
     );
-    expect(text.startsWith('email,first_name,note,count,created_at\n')).toBe(true);
+    expect(text.startsWith('email,first_name,note,count,created_at\r\n')).toBe(true);
     expect(parse(text, { columns: true })).toEqual([
       { email: 'a@b.co', first_name: 'Ann', note: `'=HYPERLINK("http://evil")`, count: '3', created_at: '2026-01-01T00:00:00.000Z' },
       { email: 'c@d.co', first_name: 'Lee, "Ben"', note: 'multi\nline', count: '-2', created_at: '' },
@@ -86,7 +86,7 @@ describe('csvStream', () => {
   });
 
   it('writes only the header when there are no rows', async () => {
-    expect(await collect(csvStream(['email', 'first_name'], batchesOf()))).toBe('email,first_name\n');
+    expect(await collect(csvStream(['email', 'first_name'], batchesOf()))).toBe('email,first_name\r\n');
   });
 
   it('writes as many rows as it is given, across many batches', async () => {

@@ -19,7 +19,6 @@ export interface CustomerRecord {
   status: 'active' | 'removed';
   email_verified: boolean;
   product_ids: number[];
-  product_names: string[];
   created_at: Date;
 }
 
@@ -72,10 +71,7 @@ function productRestriction(scope: Scope) {
 const productIdsOf = (scope: Scope) =>
   sql<number[]>`array(select cp.product_id from customer_products cp where cp.developer_customer_id = dc.id and cp.workspace_id = dc.workspace_id ${productRestriction(scope)} order by cp.product_id)`;
 
-const productNamesOf = (scope: Scope) =>
-  sql<string[]>`array(select p.name from customer_products cp join products p on p.id = cp.product_id and p.workspace_id = cp.workspace_id where cp.developer_customer_id = dc.id and cp.workspace_id = dc.workspace_id ${productRestriction(scope)} order by p.name)`;
-
-function selectRecord(query: ReturnType<typeof visible>, scope: Scope, withNames: boolean) {
+function selectRecord(query: ReturnType<typeof visible>, scope: Scope) {
   return query
     .innerJoin('accounts as a', 'a.id', 'dc.account_id')
     .select([
@@ -88,7 +84,6 @@ function selectRecord(query: ReturnType<typeof visible>, scope: Scope, withNames
       'a.email_verified',
       'dc.created_at',
       productIdsOf(scope).as('product_ids'),
-      (withNames ? productNamesOf(scope) : sql<string[]>`'{}'::text[]`).as('product_names'),
     ]);
 }
 
@@ -106,7 +101,7 @@ export async function listCustomers(
   let ids = applyFilter(visible(db, scope), scope, filter).select('dc.id');
   if (page.atOrBefore !== undefined) ids = ids.where('dc.id', '<=', page.atOrBefore);
   const pageIds = ids.orderBy('dc.id', 'desc').limit(page.limit).offset(page.offset);
-  return selectRecord(visible(db, scope), scope, false)
+  return selectRecord(visible(db, scope), scope)
     .where('dc.id', 'in', pageIds)
     .orderBy('dc.id', 'desc')
     .execute();
@@ -149,7 +144,7 @@ export async function countCustomers(db: Executor, scope: Scope, filter: Custome
 export async function* customerBatches(db: Executor, scope: Scope, filter: CustomerFilter, batchSize: number): AsyncGenerator<CustomerRecord[]> {
   let before = 2147483647;
   for (;;) {
-    const batch = await selectRecord(applyFilter(visible(db, scope), scope, filter), scope, true)
+    const batch = await selectRecord(applyFilter(visible(db, scope), scope, filter), scope)
       .where('dc.id', '<', before)
       .orderBy('dc.id', 'desc')
       .limit(batchSize)
@@ -193,8 +188,10 @@ export async function ensureAccounts(tx: Tx, _scope: Scope, emails: string[], no
     insert into accounts (email, email_normalized)
     select * from unnest(${emails}::text[], ${normalised}::text[])
     on conflict (email_normalized) do nothing`.execute(tx);
+  // Joined from the array so each e-mail is one unique-index lookup (`= any(array)` made the planner scan the table).
   const found = await sql<{ id: number; email_normalized: string }>`
-    select id, email_normalized from accounts where email_normalized = any(${normalised}::text[])`.execute(tx);
+    select a.id, a.email_normalized from unnest(${normalised}::text[]) as t(email_normalized)
+    join accounts a on a.email_normalized = t.email_normalized`.execute(tx);
   return new Map(found.rows.map((r) => [r.email_normalized, r.id]));
 }
 

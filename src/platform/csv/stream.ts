@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { stringify } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import { neutraliseCell } from './neutralise.js';
 
 export type CsvCell = string | number | boolean | null | undefined | Date;
@@ -13,31 +13,47 @@ function toText(cell: CsvCell): string {
 }
 
 /**
- * Turns batches of rows into a CSV byte stream with back-pressure: the next
- * batch is only fetched when the consumer has drained the previous one, so
- * memory does not grow with the number of rows.
+ * Starts fetching the next item while the consumer works on the current one,
+ * so the database and the encoder overlap. At most one item is held ahead.
+ */
+export async function* prefetch<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const current = await next;
+      if (current.done) return;
+      next = iterator.next();
+      yield current.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+// RFC 4180: CRLF between records; any cell with a line break is quoted.
+const encode = (rows: string[][]) => stringifySync(rows, { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+
+/**
+ * Turns batches of rows into a CSV byte stream with back-pressure: a batch is
+ * encoded as one string, and the batch after next is only fetched once the
+ * consumer has taken the current one, so memory is bounded by two batches
+ * whatever the number of rows.
  */
 export function csvStream(header: string[], batches: AsyncIterable<CsvCell[][]>): Readable {
-  const stringifier = stringify({ header: true, columns: header, bom: false });
-  const source = Readable.from(
+  return Readable.from(
     (async function* () {
-      for await (const batch of batches) {
-        for (const row of batch) yield row.map(toText);
+      yield encode([header]);
+      for await (const batch of prefetch(batches)) {
+        if (batch.length > 0) yield encode(batch.map((row) => row.map(toText)));
       }
     })(),
-    { objectMode: true, highWaterMark: 256 },
+    { objectMode: false, highWaterMark: 64 * 1024 },
   );
-  source.on('error', (error) => stringifier.destroy(error));
-  return source.pipe(stringifier);
 }
 
 export function csvDocument(header: string[], rows: CsvCell[][]): string {
-  const lines = [header, ...rows.map((r) => r.map(toText))];
-  return lines.map((cells) => cells.map(quote).join(',')).join('\r\n') + '\r\n';
-}
-
-function quote(cell: string): string {
-  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+  return encode([header, ...rows.map((r) => r.map(toText))]);
 }
 
 /** Header names compare without case, spaces, dashes or underscores: First Name = first_name = firstName. */
