@@ -8,14 +8,18 @@ export { IMPORT_MAX_BYTES };
 /** Columns of the import template; the import also accepts snake_case and spaced variants. */
 export const IMPORT_COLUMNS = ['email', 'firstName', 'lastName', 'productId', 'productName', 'marketingConsent'] as const;
 
-export interface ValidCustomerRow {
-  row: number;
+/** What a customer upsert needs: one validated row of an import, or a customer named by another module. */
+export interface CustomerUpsert {
   email: string;
   emailNormalized: string;
   firstName: string | null;
   lastName: string | null;
   productIds: number[];
   marketingConsent: boolean;
+}
+
+export interface ValidCustomerRow extends CustomerUpsert {
+  row: number;
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();

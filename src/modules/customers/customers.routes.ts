@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { requireScope } from '../../platform/auth/policy.js';
 import type { Db } from '../../platform/db/database.js';
+import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
 import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
@@ -17,7 +17,6 @@ import {
 } from './customers.schemas.js';
 import * as service from './customers.service.js';
 
-const CsvBody = Type.String({ description: 'text/csv; charset=utf-8' });
 const tags = ['customers'];
 
 export const customerRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -51,12 +50,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
     },
     async (request, reply) => {
       const stream = service.exportCustomers(db, requireScope(request), request.query);
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="customers-${day}.csv"`)
-        .header('cache-control', 'no-store')
-        .send(stream as unknown as string);
+      return sendCsv(reply, datedFilename('customers'), stream);
     },
   );
 
@@ -72,11 +66,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
         response: { 200: CsvBody, ...errorResponses(401, 403) },
       },
     },
-    async (request, reply) =>
-      reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="customers-template.csv"')
-        .send(await service.importTemplate(db, requireScope(request))),
+    async (request, reply) => sendCsv(reply, 'customers-template.csv', await service.importTemplate(db, requireScope(request))),
   );
 
   app.post(

@@ -12,7 +12,7 @@ import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
 import { ProductMapping } from '../products/product-mapping.js';
 import { listVisibleProducts, ProductResolver } from '../products/products.service.js';
-import { IMPORT_COLUMNS, validateCustomerRow, type ValidCustomerRow } from './customers.import.js';
+import { type CustomerUpsert, IMPORT_COLUMNS, validateCustomerRow, type ValidCustomerRow } from './customers.import.js';
 import * as repo from './customers.repo.js';
 import { CustomerErrors } from './customers.errors.js';
 import type { CustomerListQuery, CustomerRow, ImportResult, RemoveCustomerBody, RemoveCustomerResult } from './customers.schemas.js';
@@ -99,15 +99,6 @@ export async function importTemplate(db: Db, scope: Scope): Promise<string> {
       ['sam.ortiz@example.com', 'Sam', 'Ortiz', '', product?.name ?? '', 'false'],
     ],
   );
-}
-
-export interface CustomerUpsert {
-  email: string;
-  emailNormalized: string;
-  firstName: string | null;
-  lastName: string | null;
-  productIds: number[];
-  marketingConsent: boolean;
 }
 
 /**

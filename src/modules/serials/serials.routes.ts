@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { requireScope } from '../../platform/auth/policy.js';
 import type { Db } from '../../platform/db/database.js';
+import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
 import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
@@ -27,7 +27,6 @@ import {
 } from './serials.schemas.js';
 import * as service from './serials.service.js';
 
-const CsvBody = Type.String({ description: 'text/csv; charset=utf-8' });
 const tags = ['serials'];
 const view = { policy: { auth: 'account' as const, permission: 'serials.view' as const } };
 const manage = { policy: { auth: 'account' as const, permission: 'serials.manage' as const } };
@@ -90,11 +89,7 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     },
     async (request, reply) => {
       const stream = service.exportSerials(db, requireScope(request), request.query);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="serials-${new Date().toISOString().slice(0, 10)}.csv"`)
-        .header('cache-control', 'no-store')
-        .send(stream as unknown as string);
+      return sendCsv(reply, datedFilename('serials'), stream);
     },
   );
 
@@ -110,11 +105,7 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         response: { 200: CsvBody, ...errorResponses(401, 403) },
       },
     },
-    async (request, reply) =>
-      reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="serials-template.csv"')
-        .send(await service.serialTemplate(db, requireScope(request))),
+    async (request, reply) => sendCsv(reply, 'serials-template.csv', await service.serialTemplate(db, requireScope(request))),
   );
 
   app.post(
