@@ -60,3 +60,15 @@ export function transition(serial: SerialFacts, action: SerialAction): Transitio
 export function remainingActivations(status: SerialStatus, max: number, active: number): number {
   return status === 'available' || status === 'redeemed' ? Math.max(0, max - active) : 0;
 }
+
+/** The lifecycle as a Markdown table, for the OpenAPI descriptions of the action routes. */
+export const LIFECYCLE_TABLE = [
+  '| action | allowed from | result | devices |',
+  '|---|---|---|---|',
+  ...SERIAL_ACTIONS.map((action) => {
+    const rule = RULES[action];
+    const to = rule.to === 'in-use' ? 'redeemed (available if never redeemed)' : rule.to;
+    const devices = rule.releasesDevices ? 'released' : 'kept';
+    return `| ${action} | ${rule.from.join(', ')} | ${to}${action === 'revoke' ? ' (terminal)' : ''} | ${devices} |`;
+  }),
+].join('\n');

@@ -6,7 +6,7 @@ import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
 import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
 import { ImportResult } from '../customers/customers.schemas.js';
-import { SERIAL_ACTIONS } from './serials.lifecycle.js';
+import { LIFECYCLE_TABLE, SERIAL_ACTIONS } from './serials.lifecycle.js';
 import {
   ActionBody,
   ActionResult,
@@ -186,7 +186,7 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         schema: {
           tags,
           summary: `${action[0]!.toUpperCase()}${action.slice(1)} a serial`,
-          description: 'See the serial lifecycle table in the README. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `allowedActions`.',
+          description: `Serial lifecycle:\n\n${LIFECYCLE_TABLE}\n\nSuspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with \`currentStatus\` and \`allowedActions\`. Answers the serial and \`deactivatedActivations\`.`,
           params: SerialIdParams,
           body: ActionBody,
           response: { 200: ActionResult, ...errorResponses(400, 401, 403, 404, 409) },
