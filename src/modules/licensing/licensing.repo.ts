@@ -37,6 +37,11 @@ export interface RuntimeSerial {
 
 const serialColumns = ['s.id', 's.code', 's.status', 's.max_activations', 's.active_activation_count', 's.expires_at', 's.active_from', 's.active_to', 's.redeemed_at'] as const;
 
+/**
+ * Locks the serial row; seats are counted only under this lock. The machine's
+ * seat is looked up in a separate statement afterwards, so it sees rows that a
+ * transaction we waited for has just committed.
+ */
 export async function lockSerial(tx: Tx, target: LicenseTarget, codeKey: string): Promise<RuntimeSerial | undefined> {
   return tx
     .selectFrom('serials as s')
@@ -87,24 +92,35 @@ export async function serialWithMachine(db: Executor, target: LicenseTarget, cod
     .executeTakeFirst();
 }
 
-export async function insertActivation(
+/**
+ * Takes a seat in one statement: the activation row, the serial's seat count
+ * (and redemption on first use) and the audit event. Call only while holding
+ * the serial lock from `lockSerial`, after checking a seat is free.
+ */
+export async function claimSeat(
   tx: Tx,
   target: LicenseTarget,
-  serialId: number,
+  serial: { id: number; status: SerialStatus },
   machine: { machineId: string; machineName: string | null; platform: string | null; appVersion: string | null },
 ): Promise<ActivationRow> {
-  return tx
-    .insertInto('serial_activations')
-    .values({
-      workspace_id: target.workspaceId,
-      serial_id: serialId,
-      machine_id: machine.machineId,
-      machine_name: machine.machineName,
-      platform: machine.platform,
-      app_version: machine.appVersion,
-    })
-    .returning(['id', 'machine_id', 'machine_name', 'platform', 'app_version', 'activated_at', 'last_validated_at'])
-    .executeTakeFirstOrThrow();
+  const after: SerialStatus = serial.status === 'available' ? 'redeemed' : serial.status;
+  const result = await sql<ActivationRow>`
+    with activation as (
+      insert into serial_activations (workspace_id, serial_id, machine_id, machine_name, platform, app_version)
+      values (${target.workspaceId}, ${serial.id}, ${machine.machineId}, ${machine.machineName}, ${machine.platform}, ${machine.appVersion})
+      returning id, machine_id, machine_name, platform, app_version, activated_at, last_validated_at
+    ), seat as (
+      update serials set active_activation_count = active_activation_count + 1, status = ${after},
+        redeemed_at = coalesce(redeemed_at, now()), updated_at = now()
+      where workspace_id = ${target.workspaceId} and id = ${serial.id}
+    ), event as (
+      insert into serial_events (workspace_id, serial_id, action, actor_type, before_status, after_status, data)
+      select ${target.workspaceId}, ${serial.id}, 'runtime.activated', 'runtime', ${serial.status}, ${after},
+             jsonb_build_object('activationId', id, 'machineId', machine_id, 'platform', platform)
+      from activation
+    )
+    select * from activation`.execute(tx);
+  return result.rows[0]!;
 }
 
 export async function touchActivation(

@@ -115,20 +115,8 @@ export class LicensingService {
           { body: { maxActivations: serial.max_activations, activeActivations: serial.active_activation_count } },
         );
       }
-      const activation = await repo.insertActivation(tx, target, serial.id, machine);
+      const activation = await repo.claimSeat(tx, target, serial, machine);
       const redeem = serial.status === 'available';
-      await repo.adjustSeatCount(tx, target, serial.id, 1, redeem);
-      await recordEvents(tx, target.workspaceId, [
-        {
-          serialId: serial.id,
-          action: 'runtime.activated',
-          actorType: 'runtime',
-          actorAccountId: null,
-          beforeStatus: serial.status,
-          afterStatus: redeem ? 'redeemed' : serial.status,
-          data: { activationId: activation.id, machineId: input.machineId, platform: machine.platform },
-        },
-      ]);
       const updated = { ...serial, status: redeem ? ('redeemed' as const) : serial.status, redeemed_at: serial.redeemed_at ?? now };
       return { created: true, serial: updated, activation, active: serial.active_activation_count + 1 };
     });
