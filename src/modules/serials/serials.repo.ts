@@ -150,11 +150,6 @@ export async function findSerial(db: Executor, scope: Scope, serialId: number, l
   return query.executeTakeFirst();
 }
 
-export async function findSerialsByIds(db: Executor, scope: Scope, ids: number[]): Promise<SerialRecord[]> {
-  if (ids.length === 0) return [];
-  return selectRecord(visible(db, scope).where('s.id', '=', sql<number>`any(${ids}::int[])`)).orderBy('s.id').execute();
-}
-
 export async function updateStatus(
   tx: Tx,
   scope: Scope,
@@ -269,28 +264,45 @@ export interface NewSerial {
 }
 
 /**
- * Inserts serials in one statement; codes that already exist anywhere are
- * skipped (the unique code key decides). Returns the inserted ids and keys.
+ * Inserts serials and their audit events in one statement; codes that already
+ * exist anywhere are skipped (the unique code key decides). Returns the
+ * inserted serials as list records.
  */
-export async function insertSerials(tx: Tx, scope: Scope, rows: NewSerial[]): Promise<Array<{ id: number; code_key: string }>> {
+export async function insertSerials(
+  tx: Tx,
+  scope: Scope,
+  rows: NewSerial[],
+  event: { action: string; data?: Record<string, unknown> },
+): Promise<Array<SerialRecord & { code_key: string }>> {
   if (rows.length === 0) return [];
   const col = <T>(f: (r: NewSerial) => T) => rows.map(f);
-  const result = await sql<{ id: number; code_key: string }>`
-    insert into serials (workspace_id, product_id, code, customer_id, origin, status, redeemed_at, max_activations, expires_at,
-                         promo_price_cents, promo_start, promo_expires, active_from, active_to, batch_tag, notes)
-    select ${scope.workspaceId}, t.product_id, t.code, t.customer_id, t.origin,
-           case when t.customer_id is null then 'available' else 'redeemed' end,
-           case when t.customer_id is null then null else now() end,
-           t.max_activations, t.expires_at, t.promo_price_cents, t.promo_start, t.promo_expires, t.active_from, t.active_to, t.batch_tag, t.notes
-    from unnest(${col((r) => r.productId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.customerId)}::int[],
-                ${col((r) => r.origin)}::text[], ${col((r) => r.maxActivations)}::int[], ${col((r) => r.expiresAt)}::timestamptz[],
-                ${col((r) => r.promoPriceCents)}::int[], ${col((r) => r.promoStart)}::timestamptz[], ${col((r) => r.promoExpires)}::timestamptz[],
-                ${col((r) => r.activeFrom)}::timestamptz[], ${col((r) => r.activeTo)}::timestamptz[], ${col((r) => r.batchTag)}::text[],
-                ${col((r) => r.notes)}::text[])
-      as t(product_id, code, customer_id, origin, max_activations, expires_at, promo_price_cents, promo_start, promo_expires,
-           active_from, active_to, batch_tag, notes)
-    on conflict (code_key) do nothing
-    returning id, code_key`.execute(tx);
+  const result = await sql<SerialRecord & { code_key: string }>`
+    with inserted as (
+      insert into serials (workspace_id, product_id, code, customer_id, origin, status, redeemed_at, max_activations, expires_at,
+                           promo_price_cents, promo_start, promo_expires, active_from, active_to, batch_tag, notes)
+      select ${scope.workspaceId}, t.product_id, t.code, t.customer_id, t.origin,
+             case when t.customer_id is null then 'available' else 'redeemed' end,
+             case when t.customer_id is null then null else now() end,
+             t.max_activations, t.expires_at, t.promo_price_cents, t.promo_start, t.promo_expires, t.active_from, t.active_to, t.batch_tag, t.notes
+      from unnest(${col((r) => r.productId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.customerId)}::int[],
+                  ${col((r) => r.origin)}::text[], ${col((r) => r.maxActivations)}::int[], ${col((r) => r.expiresAt)}::timestamptz[],
+                  ${col((r) => r.promoPriceCents)}::int[], ${col((r) => r.promoStart)}::timestamptz[], ${col((r) => r.promoExpires)}::timestamptz[],
+                  ${col((r) => r.activeFrom)}::timestamptz[], ${col((r) => r.activeTo)}::timestamptz[], ${col((r) => r.batchTag)}::text[],
+                  ${col((r) => r.notes)}::text[])
+        as t(product_id, code, customer_id, origin, max_activations, expires_at, promo_price_cents, promo_start, promo_expires,
+             active_from, active_to, batch_tag, notes)
+      on conflict (code_key) do nothing
+      returning *
+    ), events as (
+      insert into serial_events (workspace_id, serial_id, action, actor_type, actor_account_id, before_status, after_status, data)
+      select workspace_id, id, ${event.action}, 'developer', ${scope.accountId || null}::int, null, status, ${JSON.stringify(event.data ?? {})}::jsonb
+      from inserted
+    )
+    select i.id, i.code, i.code_key, i.product_id, p.name as product_name, i.customer_id, i.status, i.origin, i.max_activations,
+           i.active_activation_count, i.expires_at, i.promo_price_cents, i.promo_start, i.promo_expires, i.active_from, i.active_to,
+           i.batch_tag, i.notes, i.order_id, i.redeemed_at, i.created_at
+    from inserted i join products p on p.id = i.product_id and p.workspace_id = i.workspace_id
+    order by i.id`.execute(tx);
   return result.rows;
 }
 

@@ -161,16 +161,12 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport) {
           expiresAt: null, promoPriceCents: null, promoStart: null, promoExpires: null, activeFrom: null, activeTo: null,
           batchTag: null, notes: null,
         })),
+        { action: 'imported' },
       );
       inserted += created.length;
       const createdKeys = new Set(created.map((c) => c.code_key));
       // Lost a race to another import of the same code.
       for (const r of fresh) if (!createdKeys.has(r.key)) taken.add(r.key);
-      await repo.recordEvents(
-        tx,
-        scope.workspaceId,
-        created.map((c) => ({ serialId: c.id, action: 'imported', actorType: 'developer', actorAccountId: scope.accountId || null, beforeStatus: null, afterStatus: 'available' })),
-      );
     }
     // Decided inside the transaction: an import with no accepted row writes nothing at all.
     // A code held by another workspace is a row error; nothing was written for that row.
@@ -224,8 +220,8 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
   if (!(await repo.workspaceBillingEligible(db, scope))) {
     throw new AppError(SerialErrors.BILLING_NOT_ELIGIBLE, 'Serial generation needs current billing eligibility for this workspace');
   }
-  const ids = await inTransaction(db, async (tx) => {
-    const created: number[] = [];
+  const serials = await inTransaction(db, async (tx) => {
+    const created: repo.SerialRecord[] = [];
     // Codes carry 125 random bits; a collision is astronomically rare, but the
     // unique key makes a retry safe rather than a failure.
     for (let attempt = 0; attempt < 3 && created.length < settings.quantity; attempt++) {
@@ -244,29 +240,14 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
         batchTag: settings.batchTag,
         notes: settings.notes,
       }));
-      const inserted = await repo.insertSerials(tx, scope, rows);
-      created.push(...inserted.map((r) => r.id));
+      created.push(...(await repo.insertSerials(tx, scope, rows, { action: 'generated', data: settings.batchTag ? { batchTag: settings.batchTag } : {} })));
     }
     if (created.length < settings.quantity) throw new AppError(SerialErrors.SERIAL_CODE_COLLISION, 'Could not allocate unique serial codes; retry');
-    await repo.recordEvents(
-      tx,
-      scope.workspaceId,
-      created.map((serialId) => ({
-        serialId,
-        action: 'generated',
-        actorType: 'developer',
-        actorAccountId: scope.accountId || null,
-        beforeStatus: null,
-        afterStatus: 'available',
-        data: settings.batchTag ? { batchTag: settings.batchTag } : {},
-      })),
-    );
     return created;
   });
-  const serials = await repo.findSerialsByIds(db, scope, ids);
   return {
-    message: `Generated ${ids.length} serial${ids.length === 1 ? '' : 's'} for ${product.name}. Generated serials are inventory: no customer, order or ownership was created.`,
-    count: ids.length,
+    message: `Generated ${serials.length} serial${serials.length === 1 ? '' : 's'} for ${product.name}. Generated serials are inventory: no customer, order or ownership was created.`,
+    count: serials.length,
     product: { id: product.id, name: product.name },
     serials: serials.map(toSerialRow),
   };
