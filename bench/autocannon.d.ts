@@ -13,6 +13,15 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string | Buffer;
+    /** Request definitions each connection cycles through; setupRequest may rewrite one before every send. */
+    requests?: Array<{
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+      setupRequest?: (request: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown> | null;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, unknown>) => void;
+    }>;
   }
 
   interface Histogram {

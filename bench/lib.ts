@@ -308,6 +308,25 @@ export interface LoadResult {
   max: number;
   /** 'duration': the usual timed run; 'amount': the fallback for answers slower than the window (see load). */
   mode: 'duration' | 'amount';
+  /** With a RequestPlan only: answers of the measured run by HTTP status. */
+  statuses?: Record<string, number>;
+}
+
+/**
+ * What to send instead of a bare GET (see load): a method, a fresh body per
+ * request (so a run can rotate over serials or machines), answers that are
+ * expected outcomes rather than failures, and a check of every answer's body.
+ */
+export interface RequestPlan {
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Called once per request, warm-up included; the JSON body to send. */
+  body: () => string;
+  /** Non-2xx statuses that are results, not failures (e.g. 422 for a full serial). Counted and timed like 2xx. */
+  expected?: readonly number[];
+  /** Checks every answer (warm-up included); false fails the run, as a non-2xx answer would. */
+  verify?: (status: number, body: string) => boolean;
+  /** Sees every answer of every run, warm-up included (the caller's own bookkeeping). */
+  onAnswer?: (status: number) => void;
 }
 
 /** Nearest-rank percentile of an ascending array. */
@@ -324,20 +343,36 @@ interface CannonRun {
   duration?: number;
   amount?: number;
   onLatency?: (ms: number) => void;
+  plan?: RequestPlan;
 }
 
 function cannon(run: CannonRun) {
-  return new Promise<{ ok: number; bad: Record<string, number>; errors: number; seconds: number }>((resolve, reject) => {
+  return new Promise<{ ok: number; bad: Record<string, number>; errors: number; seconds: number; statuses: Record<string, number> }>((resolve, reject) => {
     const bad: Record<string, number> = {};
+    const statuses: Record<string, number> = {};
     let ok = 0;
     const started = performance.now();
-    const options = { url: run.url, headers: run.headers, connections: run.connections, timeout: 120 };
+    const { plan } = run;
+    // A plan sends one request definition whose body is built anew for every request.
+    const requests = plan && [
+      {
+        method: plan.method,
+        setupRequest: (request: Record<string, unknown>) => ({ ...request, body: plan.body() }),
+        onResponse: (status: number, body: string) => {
+          plan.onAnswer?.(status);
+          if (plan.verify && !plan.verify(status, body)) bad[`${status} (body failed the check)`] = (bad[`${status} (body failed the check)`] ?? 0) + 1;
+        },
+      },
+    ];
+    const headers = plan ? { 'content-type': 'application/json', ...run.headers } : run.headers;
+    const options = { url: run.url, headers, connections: run.connections, timeout: 120, ...(requests ? { requests } : {}) };
     const instance = autocannon(run.amount ? { ...options, amount: run.amount } : { ...options, duration: run.duration ?? 1 }, (error, result) => {
       if (error) reject(error);
-      else resolve({ ok, bad, errors: result.errors + result.timeouts, seconds: (performance.now() - started) / 1000 });
+      else resolve({ ok, bad, errors: result.errors + result.timeouts, seconds: (performance.now() - started) / 1000, statuses });
     });
     instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-      if (statusCode >= 200 && statusCode < 300) {
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+      if ((statusCode >= 200 && statusCode < 300) || plan?.expected?.includes(statusCode)) {
         ok += 1;
         run.onLatency?.(responseTime);
       } else bad[statusCode] = (bad[statusCode] ?? 0) + 1;
@@ -358,32 +393,41 @@ const MIN_ANSWERS_PER_CONNECTION = 3;
  * window is measured again with a fixed number of requests (two per
  * connection) that are all awaited, so its latency is measured, not censored.
  * Any non-2xx answer or socket error fails the benchmark: a fast 401 is not a result.
+ *
+ * With a `plan` the requests carry its method and bodies; its `expected`
+ * statuses count as answers (in `requests`, the rate and the percentiles) and
+ * `statuses` tells them apart. Without one, a GET as always.
  */
 export async function load(
   url: string,
   settings: LoadSettings,
   headers: Record<string, string> = {},
   settle: () => Promise<void> = async () => {},
+  plan?: RequestPlan,
 ): Promise<LoadResult> {
   const { connections } = settings;
+  const fail = (run: { bad: Record<string, number>; errors: number }) => {
+    if (Object.keys(run.bad).length > 0 || run.errors > 0) {
+      throw new Error(`${url}: ${JSON.stringify(run.bad)} non-2xx answers, ${run.errors} errors/timeouts`);
+    }
+  };
   if (settings.warmup > 0) {
-    await cannon({ url, headers, connections, duration: settings.warmup });
+    const warm = await cannon({ url, headers, connections, duration: settings.warmup, ...(plan ? { plan } : {}) });
     await settle();
+    if (plan) fail(warm);
   }
   let latencies: number[] = [];
   let mode: LoadResult['mode'] = 'duration';
-  let run = await cannon({ url, headers, connections, duration: settings.duration, onLatency: (ms) => latencies.push(ms) });
+  let run = await cannon({ url, headers, connections, duration: settings.duration, onLatency: (ms) => latencies.push(ms), ...(plan ? { plan } : {}) });
   await settle();
   if (run.ok < MIN_ANSWERS_PER_CONNECTION * connections && Object.keys(run.bad).length === 0 && run.errors === 0) {
     log(`  only ${run.ok} answers in ${settings.duration} s: measuring ${2 * connections} requests to completion instead`);
     latencies = [];
     mode = 'amount';
-    run = await cannon({ url, headers, connections, amount: 2 * connections, onLatency: (ms) => latencies.push(ms) });
+    run = await cannon({ url, headers, connections, amount: 2 * connections, onLatency: (ms) => latencies.push(ms), ...(plan ? { plan } : {}) });
     await settle();
   }
-  if (Object.keys(run.bad).length > 0 || run.errors > 0) {
-    throw new Error(`${url}: ${JSON.stringify(run.bad)} non-2xx answers, ${run.errors} errors/timeouts`);
-  }
+  fail(run);
   const sorted = Float64Array.from(latencies).sort();
   return {
     requests: run.ok,
@@ -393,6 +437,7 @@ export async function load(
     p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1] ?? Number.NaN,
     mode,
+    ...(plan ? { statuses: run.statuses } : {}),
   };
 }
 

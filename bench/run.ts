@@ -11,6 +11,7 @@ export interface BenchTarget {
 
 const TARGETS: Record<string, () => Promise<BenchTarget>> = {
   customers: () => import('./customers.js'),
+  serials: () => import('./serials.js'),
 };
 
 const USAGE = `usage: npm run bench -- <target...>
