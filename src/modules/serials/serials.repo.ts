@@ -56,7 +56,8 @@ function filtered(db: Executor, scope: Scope, filter: SerialFilter) {
     const key = serialKey(term).replace(/[\\%_]/g, (c) => `\\${c}`);
     q = q.where((eb) =>
       eb.or([
-        ...(key.length > 0 ? [eb('s.code_key', 'like', `%${key}%`)] : []),
+        // An e-mail can never be part of a code: skip the trigram scan for it.
+        ...(key.length > 0 && !term.includes('@') ? [eb('s.code_key', 'like', `%${key}%`)] : []),
         ...(term.includes('@')
           ? [eb('s.customer_id', '=', eb.selectFrom('accounts').where('email_normalized', '=', term.toLowerCase()).select('id'))]
           : []),
@@ -379,4 +380,12 @@ export async function listResellers(db: Executor, scope: Scope) {
 export async function workspaceBillingEligible(db: Executor, scope: Scope): Promise<boolean> {
   const row = await db.selectFrom('workspaces').where('id', '=', scope.workspaceId).select('billing_eligible').executeTakeFirst();
   return row?.billing_eligible ?? false;
+}
+
+/**
+ * Merges the trigram index's pending list after a bulk write, outside the
+ * request's transaction, so searches stay fast and the writer does not pay.
+ */
+export function cleanCodeIndexSoon(db: Executor, log: (error: unknown) => void): void {
+  void sql`select gin_clean_pending_list('serials_code_trgm_idx'::regclass)`.execute(db).catch(log);
 }

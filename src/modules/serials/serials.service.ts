@@ -22,6 +22,9 @@ import type { ActionBody, AvailableQuery, GenerateBody, SerialListQuery, SerialR
 
 const deepPageAnchors = new PageAnchorCache(1_000);
 
+// The index cleanup is an optimisation; autovacuum does the same work later if it fails.
+const ignoreCleanupFailure = () => undefined;
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toSerialRow(r: repo.SerialRecord): SerialRow {
@@ -185,6 +188,7 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport) {
     return { inserted, importedCount, failedCount };
   });
 
+  if (outcome.inserted > 0) repo.cleanCodeIndexSoon(db, ignoreCleanupFailure);
   return {
     status: errors.length === 0 ? (201 as const) : (207 as const),
     body: { success: errors.length === 0, importedCount: outcome.importedCount, insertedCount: outcome.inserted, failedCount: outcome.failedCount, errors },
@@ -245,6 +249,7 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
     if (created.length < settings.quantity) throw new AppError(SerialErrors.SERIAL_CODE_COLLISION, 'Could not allocate unique serial codes; retry');
     return created;
   });
+  repo.cleanCodeIndexSoon(db, ignoreCleanupFailure);
   return {
     message: `Generated ${serials.length} serial${serials.length === 1 ? '' : 's'} for ${product.name}. Generated serials are inventory: no customer, order or ownership was created.`,
     count: serials.length,
