@@ -31,6 +31,7 @@ import {
   startServer,
   timed,
   writeReport,
+  listFigures,
 } from './lib.js';
 import { checkQuiet, machineInfo, revision, withForeignCpu } from './machine.js';
 
@@ -301,25 +302,7 @@ function figuresOf(m: Measured, deepPage: number, importRows: number): Figure[] 
   const exportRowsPerSec = m.exported.rows / m.exported.seconds;
   const rare = RARE_NAME.toLowerCase();
   return [
-    { name: 'hello-world', value: m.hello.requestsPerSec, unit: 'req/s', ratioToHello: 1 },
-    {
-      name: 'list page 1',
-      value: m.page1.requestsPerSec,
-      unit: 'req/s',
-      ratioToHello: ratio(m.page1.requestsPerSec),
-      goal: { text: '≥ 20 % of hello-world', pass: ratio(m.page1.requestsPerSec) >= 0.2 },
-    },
-    { name: 'list page 1 p50', value: m.page1.p50, unit: 'ms' },
-    { name: 'list page 1 p99', value: m.page1.p99, unit: 'ms' },
-    { name: `list page ${deepPage}`, value: m.deep.requestsPerSec, unit: 'req/s', ratioToHello: ratio(m.deep.requestsPerSec) },
-    {
-      name: `list page ${deepPage} p50`,
-      value: m.deep.p50,
-      unit: 'ms',
-      goal: { text: `≤ 2 × page-1 p50 (${(2 * m.page1.p50).toFixed(2)} ms)`, pass: m.deep.p50 <= 2 * m.page1.p50 },
-    },
-    { name: `list page ${deepPage} p99`, value: m.deep.p99, unit: 'ms' },
-    { name: `list page ${deepPage}, first request`, value: m.deepFirstMs, unit: 'ms' },
+    ...listFigures(m, deepPage),
     { name: `search "${rare}"`, value: m.rare.requestsPerSec, unit: 'req/s', ratioToHello: ratio(m.rare.requestsPerSec) },
     { name: `search "${rare}" p95`, value: m.rare.p95, unit: 'ms', goal: { text: '≤ 50 ms', pass: m.rare.p95 <= 50 } },
     { name: `search "${COMMON_TERM}"`, value: m.common.requestsPerSec, unit: 'req/s', ratioToHello: ratio(m.common.requestsPerSec) },

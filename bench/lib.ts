@@ -492,3 +492,32 @@ export function writeReport(report: Report): string {
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
 }
+
+/** The hello-world and list figures that every list target reports, with the shared goals. */
+export function listFigures(
+  m: { hello: LoadResult; page1: LoadResult; deep: LoadResult; deepFirstMs: number },
+  deepPage: number,
+): Figure[] {
+  const ratio = (perSecond: number) => perSecond / m.hello.requestsPerSec;
+  return [
+    { name: 'hello-world', value: m.hello.requestsPerSec, unit: 'req/s', ratioToHello: 1 },
+    {
+      name: 'list page 1',
+      value: m.page1.requestsPerSec,
+      unit: 'req/s',
+      ratioToHello: ratio(m.page1.requestsPerSec),
+      goal: { text: '≥ 20 % of hello-world', pass: ratio(m.page1.requestsPerSec) >= 0.2 },
+    },
+    { name: 'list page 1 p50', value: m.page1.p50, unit: 'ms' },
+    { name: 'list page 1 p99', value: m.page1.p99, unit: 'ms' },
+    { name: `list page ${deepPage}`, value: m.deep.requestsPerSec, unit: 'req/s', ratioToHello: ratio(m.deep.requestsPerSec) },
+    {
+      name: `list page ${deepPage} p50`,
+      value: m.deep.p50,
+      unit: 'ms',
+      goal: { text: `≤ 2 × page-1 p50 (${(2 * m.page1.p50).toFixed(2)} ms)`, pass: m.deep.p50 <= 2 * m.page1.p50 },
+    },
+    { name: `list page ${deepPage} p99`, value: m.deep.p99, unit: 'ms' },
+    { name: `list page ${deepPage}, first request`, value: m.deepFirstMs, unit: 'ms' },
+  ];
+}
