@@ -229,3 +229,19 @@ describe('seat limit under concurrency', () => {
     expect(new Set(results.map((r) => r.json().activation.id)).size).toBe(1);
   });
 });
+
+describe('license key rotation', () => {
+  it('signs with the new key and keeps the retired key in the JWKS so older tokens still verify', async () => {
+    const { ws, appId, serial } = await workspaceWithSerial();
+    const before: string = (await activate(appId, serial, 'm')).json().token;
+    const { LicenseKeyring } = await import('../../src/modules/licensing/licensing.keys.js');
+    const { TEST_LICENSE_KEY } = await import('../helpers/app.js');
+    const newKid = await new LicenseKeyring(ctx().database.db, TEST_LICENSE_KEY).rotate(ws.workspaceId);
+    const keys = (await ctx().app.inject({ method: 'GET', url: `${BASE}/keys?productAppId=${appId}` })).json();
+    expect(keys.keys.map((k: { kid: string }) => k.kid)).toContain(newKid);
+    expect(keys.keys).toHaveLength(2);
+    const jwks = createLocalJWKSet(keys);
+    await expect(jwtVerify(before, jwks, { audience: appId })).resolves.toBeDefined();
+    expect(decodeProtectedHeader(before).kid).not.toBe(newKid);
+  });
+});

@@ -4,6 +4,8 @@ import type { Db } from '../../platform/db/database.js';
 import { seal, unseal } from '../../platform/crypto/sealed.js';
 import { randomSymbols } from '../../platform/ids/codes.js';
 
+const KEY_CACHE_MS = 60_000;
+
 export interface SigningKey {
   kid: string;
   privateKey: KeyObject;
@@ -27,7 +29,8 @@ export interface PublicJwk {
  * a rotation.
  */
 export class LicenseKeyring {
-  private readonly active = new Map<number, SigningKey>();
+  // Re-read after a minute so a rotation made by another instance takes effect everywhere.
+  private readonly active = new Map<number, SigningKey & { until: number }>();
 
   constructor(
     private readonly db: Db,
@@ -36,7 +39,7 @@ export class LicenseKeyring {
 
   async signingKey(workspaceId: number): Promise<SigningKey> {
     const cached = this.active.get(workspaceId);
-    if (cached) return cached;
+    if (cached && cached.until > Date.now()) return cached;
     let row = await this.activeRow(workspaceId);
     if (!row) {
       await this.create(workspaceId);
@@ -44,7 +47,7 @@ export class LicenseKeyring {
     }
     if (!row) throw new Error('license signing key missing after creation');
     const pem = unseal(this.encryptionKey, row.private_key_encrypted, `license-key:${row.kid}`);
-    const key = { kid: row.kid, privateKey: createPrivateKey({ key: pem, format: 'pem' }) };
+    const key = { kid: row.kid, privateKey: createPrivateKey({ key: pem, format: 'pem' }), until: Date.now() + KEY_CACHE_MS };
     this.active.set(workspaceId, key);
     return key;
   }
