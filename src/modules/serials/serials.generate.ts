@@ -1,19 +1,12 @@
 import { AppError, CommonErrors, type FieldError } from '../../platform/http/errors.js';
 import { SerialErrors } from './serials.errors.js';
+import type { SerialTerms } from './serials.repo.js';
 import type { GenerateBody } from './serials.schemas.js';
 
-export interface GenerateSettings {
+export interface GenerateSettings extends SerialTerms {
   productId: number;
   quantity: number;
   prefix: string | null;
-  expiresAt: Date | null;
-  promoPriceCents: number | null;
-  promoStart: Date | null;
-  promoExpires: Date | null;
-  activeFrom: Date | null;
-  activeTo: Date | null;
-  batchTag: string | null;
-  notes: string | null;
 }
 
 const ALIASES = [

@@ -248,12 +248,8 @@ export async function setOrderHidden(tx: Tx, scope: Scope, orderId: number, hidd
     .execute();
 }
 
-export interface NewSerial {
-  productId: number;
-  code: string;
-  customerId: number | null;
-  origin: 'generated' | 'imported' | 'granted';
-  maxActivations: number;
+/** Inventory settings a serial is created with (generation sets them; imports leave them empty). */
+export interface SerialTerms {
   expiresAt: Date | null;
   promoPriceCents: number | null;
   promoStart: Date | null;
@@ -262,6 +258,25 @@ export interface NewSerial {
   activeTo: Date | null;
   batchTag: string | null;
   notes: string | null;
+}
+
+export const NO_TERMS: SerialTerms = {
+  expiresAt: null,
+  promoPriceCents: null,
+  promoStart: null,
+  promoExpires: null,
+  activeFrom: null,
+  activeTo: null,
+  batchTag: null,
+  notes: null,
+};
+
+export interface NewSerial extends SerialTerms {
+  productId: number;
+  code: string;
+  customerId: number | null;
+  origin: 'generated' | 'imported' | 'granted';
+  maxActivations: number;
 }
 
 /**

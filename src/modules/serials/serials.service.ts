@@ -161,8 +161,7 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport) {
           customerId: r.customer ? accountIds.get(r.customer.emailNormalized)! : null,
           origin: 'imported',
           maxActivations: r.maxActivations,
-          expiresAt: null, promoPriceCents: null, promoStart: null, promoExpires: null, activeFrom: null, activeTo: null,
-          batchTag: null, notes: null,
+          ...repo.NO_TERMS,
         })),
         { action: 'imported' },
       );
@@ -224,6 +223,7 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
   if (!(await repo.workspaceBillingEligible(db, scope))) {
     throw new AppError(SerialErrors.BILLING_NOT_ELIGIBLE, 'Serial generation needs current billing eligibility for this workspace');
   }
+  const { productId: _productId, quantity: _quantity, prefix: _prefix, ...terms } = settings;
   const serials = await inTransaction(db, async (tx) => {
     const created: repo.SerialRecord[] = [];
     // Codes carry 125 random bits; a collision is astronomically rare, but the
@@ -235,14 +235,7 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
         customerId: null,
         origin: 'generated' as const,
         maxActivations: product.maxActivations,
-        expiresAt: settings.expiresAt,
-        promoPriceCents: settings.promoPriceCents,
-        promoStart: settings.promoStart,
-        promoExpires: settings.promoExpires,
-        activeFrom: settings.activeFrom,
-        activeTo: settings.activeTo,
-        batchTag: settings.batchTag,
-        notes: settings.notes,
+        ...terms,
       }));
       created.push(...(await repo.insertSerials(tx, scope, rows, { action: 'generated', data: settings.batchTag ? { batchTag: settings.batchTag } : {} })));
     }
