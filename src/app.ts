@@ -16,6 +16,9 @@ import { LicenseKeyring } from './modules/licensing/licensing.keys.js';
 import { licensingRoutes } from './modules/licensing/licensing.routes.js';
 import { LicensingService } from './modules/licensing/licensing.service.js';
 import { IMPORT_MAX_BYTES } from './platform/import/errors.js';
+import { OutboxDispatcher } from './platform/mail/dispatcher.js';
+import { LogTransport, type MailTransport } from './platform/mail/transport.js';
+import { purchaseRoutes } from './modules/purchases/purchases.routes.js';
 
 export interface AppOptions {
   database: Database;
@@ -26,10 +29,21 @@ export interface AppOptions {
     /** Requests per minute per client address and per serial. */
     rateLimit: { perIp: number; perSerial: number };
   };
+  /** Outgoing e-mail; default: the log transport. */
+  mail?: { transport?: MailTransport; from?: string; pollIntervalMs?: number };
   logger?: FastifyServerOptions['logger'];
 }
 
+export const DEFAULT_MAIL_FROM = 'Patchbay <no-reply@patchbay.invalid>';
+
 export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The e-mail outbox sender (tests wait on it with `outbox.idle()`). */
+    outbox: OutboxDispatcher;
+  }
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._\-]{8,128}$/;
 
@@ -62,6 +76,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   healthRoutes(app, options.database.db);
   await app.register(customerRoutes, { db: options.database.db });
   await app.register(serialRoutes, { db: options.database.db });
+
+  const transport = options.mail?.transport ?? new LogTransport((entry, message) => app.log.info(entry, message));
+  const outbox = new OutboxDispatcher(options.database.db, transport, options.mail?.from ?? DEFAULT_MAIL_FROM, app.log, options.mail?.pollIntervalMs);
+  app.decorate('outbox', outbox);
+  app.addHook('onReady', async () => outbox.start());
+  app.addHook('onClose', async () => outbox.stop());
+  await app.register(purchaseRoutes, { db: options.database.db, mail: outbox });
   const keyring = new LicenseKeyring(options.database.db, options.licensing.encryptionKey);
   await app.register(licensingRoutes, { service: new LicensingService(options.database.db, keyring), rateLimit: options.licensing.rateLimit });
 

@@ -21,6 +21,10 @@ export interface Config {
   /** Licensing runtime rate limits, requests per minute. */
   licensingRateLimitPerIp: number;
   licensingRateLimitPerSerial: number;
+  /** Where outgoing e-mail goes: the log (default), JSON lines in a file under DATA_DIR, or SMTP. */
+  mailTransport: 'log' | 'file' | 'smtp';
+  mailFrom: string;
+  smtpUrl: string | undefined;
   /** Seed demo data into an empty embedded database on start. */
   demo: boolean;
   production: boolean;
@@ -85,6 +89,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const demoRaw = env.DEMO || '1';
   if (!['0', '1', 'true', 'false'].includes(demoRaw)) problems.push(`DEMO must be 0, 1, true or false (got "${demoRaw}")`);
   const host = env.HOST || '127.0.0.1';
+  const smtpUrl = urlVar(env, 'SMTP_URL', ['smtp:', 'smtps:'], problems);
+  const mailTransport = (env.MAIL_TRANSPORT || (smtpUrl ? 'smtp' : 'log')) as Config['mailTransport'];
+  if (!['log', 'file', 'smtp'].includes(mailTransport)) problems.push(`MAIL_TRANSPORT must be log, file or smtp (got "${mailTransport}")`);
+  if (mailTransport === 'smtp' && !smtpUrl) problems.push('MAIL_TRANSPORT=smtp needs SMTP_URL');
+  const mailFrom = env.MAIL_FROM || 'Patchbay <no-reply@patchbay.invalid>';
 
   const config: Config = {
     port: intVar(env, 'PORT', 3000, 0, 65535, problems),
@@ -100,6 +109,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     licenseKeyEncryptionKey,
     licensingRateLimitPerIp: intVar(env, 'LICENSING_RATE_LIMIT_PER_IP', 600, 1, 10_000_000, problems),
     licensingRateLimitPerSerial: intVar(env, 'LICENSING_RATE_LIMIT_PER_SERIAL', 60, 1, 10_000_000, problems),
+    mailTransport,
+    mailFrom,
+    smtpUrl,
     demo: demoRaw === '1' || demoRaw === 'true',
     production,
   };

@@ -4,6 +4,8 @@ import { signAccessToken } from './platform/auth/jwt.js';
 import { DataDirLockedError } from './platform/db/database.js';
 import { countWorkspaces, membershipsOf, findAccount } from './modules/workspaces/workspaces.repo.js';
 import { DEMO_OWNER_EMAIL, seedDemo } from './operator/demo.js';
+import { join } from 'node:path';
+import { FileTransport, SmtpTransport } from './platform/mail/transport.js';
 import { openMigratedDatabase, resolveJwtSettings, resolveLicenseKeyEncryptionKey } from './runtime.js';
 
 async function main(): Promise<void> {
@@ -22,6 +24,11 @@ async function main(): Promise<void> {
     licensing: {
       encryptionKey: resolveLicenseKeyEncryptionKey(config),
       rateLimit: { perIp: config.licensingRateLimitPerIp, perSerial: config.licensingRateLimitPerSerial },
+    },
+    mail: {
+      from: config.mailFrom,
+      ...(config.mailTransport === 'smtp' ? { transport: new SmtpTransport(config.smtpUrl!) } : {}),
+      ...(config.mailTransport === 'file' ? { transport: new FileTransport(join(config.dataDir, 'mail')) } : {}),
     },
     logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
   });

@@ -8,6 +8,8 @@ import { signAccessToken, type JwtSettings } from '../platform/auth/jwt.js';
 import type { Db } from '../platform/db/database.js';
 import { importCustomers } from '../modules/customers/customers.service.js';
 import * as workspaces from '../modules/workspaces/workspaces.repo.js';
+import { CHANNELS, PURCHASE_STATUSES, RECORD_TYPES } from '../modules/purchases/purchases.schemas.js';
+import { recordOrderItems } from '../modules/purchases/purchases.service.js';
 
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', isEmail);
 if (!FormatRegistry.Has('date-time')) {
@@ -92,9 +94,30 @@ export const FixtureDocument = Type.Object(
             workspace: Key,
             customer: Key,
             reference: Type.Optional(Type.String()),
-            status: Type.Optional(Type.String()),
+            status: Type.Optional(Type.Union(PURCHASE_STATUSES.map((v) => Type.Literal(v)))),
             totalCents: Type.Optional(Type.Integer({ minimum: 0 })),
             currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
+            channel: Type.Optional(Type.Union(CHANNELS.map((v) => Type.Literal(v)))),
+            provider: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,49}$' })),
+            reseller: Type.Optional(Key),
+            externalReference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            purchasedAt: Type.Optional(Type.String({ format: 'date-time' })),
+            /** Order items; each also records the customer's entitlement. */
+            items: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  {
+                    product: Key,
+                    priceCents: Type.Optional(Type.Integer({ minimum: 0 })),
+                    salePriceCents: Type.Optional(Type.Integer({ minimum: 0 })),
+                    refundedCents: Type.Optional(Type.Integer({ minimum: 0 })),
+                    recordType: Type.Optional(Type.Union(RECORD_TYPES.map((v) => Type.Literal(v)))),
+                    serial: Type.Optional(Key),
+                  },
+                  { additionalProperties: false },
+                ),
+              ),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -138,8 +161,13 @@ export interface FixtureResult {
     accounts: Record<string, number>;
     products: Record<string, number>;
     customers: Record<string, number>;
+    /** Reseller relationship id per reseller key. */
     resellers: Record<string, number>;
+    /** Reseller id (as in the resellers lists and the purchases `resellerId` filter) per reseller key. */
+    resellerIds: Record<string, number>;
     orders: Record<string, number>;
+    /** Order item ids per order key, in the order given. */
+    orderItems: Record<string, number[]>;
     serials: Record<string, number>;
   };
   /** productAppId per product key: what a plugin sends to the licensing runtime. */
@@ -170,7 +198,7 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
   }
   if ((doc.tokens?.length ?? 0) > 0 && !jwt.secret) throw new FixtureError('Tokens need JWT_SECRET (tokens from JWKS_URL are issued by the identity provider)');
 
-  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {}, resellers: {}, orders: {}, serials: {} };
+  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {}, resellers: {}, resellerIds: {}, orders: {}, orderItems: {}, serials: {} };
   const appIds: Record<string, string> = {};
   const serialCodes: Record<string, string> = {};
   await db.transaction().execute(async (tx) => {
@@ -231,21 +259,42 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
     }
 
     for (const r of doc.resellers ?? []) {
-      ids.resellers[r.key] = await workspaces.createResellerRelationship(tx, {
+      const created = await workspaces.createResellerRelationship(tx, {
         workspaceId: lookup(ids.workspaces, 'workspace', r.workspace),
         name: r.name,
         kind: r.kind ?? 'store',
         developerShareBps: r.developerShareBps ?? null,
       });
+      ids.resellers[r.key] = created.relationshipId;
+      ids.resellerIds[r.key] = created.resellerId;
     }
+    const orderFacts = new Map<string, { channel: (typeof CHANNELS)[number]; provider: string; purchasedAt: Date }>();
     for (const o of doc.orders ?? []) {
+      const channel = o.channel ?? 'managed_checkout';
+      const facts = {
+        channel,
+        provider: o.provider ?? (channel === 'manual_grant' ? 'manual' : channel === 'managed_checkout' ? 'card-provider' : 'external'),
+        purchasedAt: o.purchasedAt ? new Date(o.purchasedAt) : new Date(),
+      };
+      orderFacts.set(o.key, facts);
+      const products = new Set<string>();
+      for (const item of o.items ?? []) {
+        if (products.has(item.product)) throw new FixtureError(`Order "${o.key}" lists product "${item.product}" twice`);
+        products.add(item.product);
+        if ((item.refundedCents ?? 0) > (item.salePriceCents ?? item.priceCents ?? 0)) throw new FixtureError(`Order "${o.key}": refundedCents exceeds salePriceCents`);
+      }
       ids.orders[o.key] = await workspaces.createOrder(tx, {
         workspaceId: lookup(ids.workspaces, 'workspace', o.workspace),
         customerId: lookup(ids.customers, 'customer', o.customer),
         reference: o.reference ?? `ORD-${o.key}`,
         status: o.status ?? 'paid',
-        totalCents: o.totalCents ?? 0,
+        totalCents: o.totalCents ?? (o.items ?? []).reduce((sum, i) => sum + (i.salePriceCents ?? i.priceCents ?? 0), 0),
         currency: o.currency ?? 'usd',
+        channel: facts.channel,
+        provider: facts.provider,
+        resellerId: o.reseller ? lookup(ids.resellerIds, 'reseller', o.reseller) : null,
+        externalReference: o.externalReference ?? null,
+        purchasedAt: facts.purchasedAt,
       });
     }
     for (const s of doc.serials ?? []) {
@@ -262,6 +311,35 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
       });
       ids.serials[s.key] = created.id;
       serialCodes[s.key] = created.code;
+    }
+    // Items after serials, so an item can name the serial it was sold with.
+    for (const o of doc.orders ?? []) {
+      if (!o.items?.length) continue;
+      const workspaceId = lookup(ids.workspaces, 'workspace', o.workspace);
+      const facts = orderFacts.get(o.key)!;
+      ids.orderItems[o.key] = await recordOrderItems(
+        tx,
+        operatorScope(workspaceId, 0),
+        {
+          orderId: ids.orders[o.key]!,
+          customerId: lookup(ids.customers, 'customer', o.customer),
+          channel: facts.channel,
+          provider: facts.provider,
+          resellerId: o.reseller ? lookup(ids.resellerIds, 'reseller', o.reseller) : null,
+          status: o.status ?? 'paid',
+          currency: (o.currency ?? 'usd').toLowerCase(),
+          purchasedAt: facts.purchasedAt,
+          externalReference: o.externalReference ?? null,
+        },
+        o.items.map((i) => ({
+          productId: lookup(ids.products, 'product', i.product),
+          priceCents: i.priceCents ?? i.salePriceCents ?? 0,
+          salePriceCents: i.salePriceCents ?? i.priceCents ?? 0,
+          refundedCents: i.refundedCents ?? 0,
+          recordType: i.recordType,
+          serialId: i.serial ? lookup(ids.serials, 'serial', i.serial) : null,
+        })),
+      );
     }
   });
 

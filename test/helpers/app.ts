@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import type { JwtSettings } from '../../src/platform/auth/jwt.js';
+import { type MailTransport, MemoryTransport } from '../../src/platform/mail/transport.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/db/database.js';
-import { type FixtureResult, loadFixtures } from '../../src/operator/fixtures.js';
+import { type FixtureDocument, type FixtureResult, loadFixtures } from '../../src/operator/fixtures.js';
 
 export const TEST_JWT: JwtSettings = {
   secret: 'test-secret-test-secret-test-secret-0123456789',
@@ -22,13 +23,16 @@ export interface TestContext {
 }
 
 /** A fresh app per test file: in-memory PGlite, or the PostgreSQL server named by DATABASE_URL. */
-export async function buildTestApp(options: { rateLimit?: { perIp: number; perSerial: number } } = {}): Promise<TestContext> {
+export async function buildTestApp(
+  options: { rateLimit?: { perIp: number; perSerial: number }; mail?: { transport: MailTransport } } = {},
+): Promise<TestContext> {
   const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: null, poolSize: 20 });
   await migrate(database.db);
   const app = await buildApp({
     database,
     jwt: TEST_JWT,
     licensing: { encryptionKey: TEST_LICENSE_KEY, rateLimit: options.rateLimit ?? { perIp: 1_000_000, perSerial: 1_000_000 } },
+    mail: { transport: options.mail?.transport ?? new MemoryTransport() },
   });
   await app.ready();
   return { app, database };
@@ -72,7 +76,8 @@ export async function seedWorkspace(
     customers?: Array<{ key?: string; email?: string; firstName?: string; lastName?: string; products?: string[]; marketingConsent?: boolean }>;
     /** Serials of products p1..p3; `customer` and `order` name keys of this workspace. */
     serials?: Array<{ key: string; product: string; code?: string; customer?: string; order?: string; maxActivations?: number; expiresAt?: string; activeFrom?: string; activeTo?: string }>;
-    orders?: Array<{ key: string; customer: string; reference?: string; status?: string; totalCents?: number }>;
+    /** Orders (managed checkout by default) with optional items; `customer`, `reseller`, `items[].product` and `items[].serial` name keys. */
+    orders?: Array<Omit<NonNullable<FixtureDocument['orders']>[number], 'workspace'>>;
     resellers?: Array<{ key: string; name: string; kind?: 'store' | 'distributor' | 'marketplace' | 'bundle'; developerShareBps?: number | null }>;
     productSettings?: { maxActivations?: number; offlineGraceDays?: number };
   } = {},

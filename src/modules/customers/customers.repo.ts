@@ -159,7 +159,7 @@ export async function* customerBatches(db: Executor, scope: Scope, filter: Custo
 export async function findByAccountId(db: Executor, scope: Scope, accountId: number, lock = false) {
   let query = visible(db, scope)
     .where('dc.account_id', '=', accountId)
-    .select(['dc.id', 'dc.account_id', 'dc.status']);
+    .select(['dc.id', 'dc.account_id', 'dc.status', 'dc.email']);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }

@@ -205,6 +205,12 @@ export async function importCustomers(db: Executor, scope: Scope, input: RawImpo
   return { status: errors.length === 0 ? 201 : 207, body };
 }
 
+/** An active customer relationship the caller can see, by customer_id (account id). */
+export async function findActiveCustomer(db: Executor, scope: Scope, customerId: number) {
+  const row = await repo.findByAccountId(db, scope, customerId);
+  return row && row.status === 'active' ? { customerId: row.account_id, email: row.email } : undefined;
+}
+
 const YES = /^\s*yes\s*$/i;
 
 export async function removeCustomer(

@@ -5,6 +5,8 @@ export interface ProductRef {
   id: number;
   name: string;
   maxActivations: number;
+  priceCents: number;
+  currency: string;
 }
 
 /** Products of the caller's workspace that the caller is assigned to. */
@@ -12,7 +14,7 @@ export async function listVisibleProducts(db: Executor, scope: Scope): Promise<P
   let query = db
     .selectFrom('products')
     .where('workspace_id', '=', scope.workspaceId)
-    .select(['id', 'name', 'max_activations as maxActivations'])
+    .select(['id', 'name', 'max_activations as maxActivations', 'price_cents as priceCents', 'currency'])
     .orderBy('id');
   if (scope.products !== 'all') {
     const ids = [...scope.products];
@@ -28,6 +30,6 @@ export async function findVisibleProduct(db: Executor, scope: Scope, productId: 
     .selectFrom('products')
     .where('workspace_id', '=', scope.workspaceId)
     .where('id', '=', productId)
-    .select(['id', 'name', 'max_activations as maxActivations'])
+    .select(['id', 'name', 'max_activations as maxActivations', 'price_cents as priceCents', 'currency'])
     .executeTakeFirst();
 }

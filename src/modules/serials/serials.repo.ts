@@ -277,6 +277,8 @@ export interface NewSerial extends SerialTerms {
   customerId: number | null;
   origin: 'generated' | 'imported' | 'granted';
   maxActivations: number;
+  /** The order a customer received this serial with (grants, purchase imports). */
+  orderId?: number | null;
 }
 
 /**
@@ -295,18 +297,19 @@ export async function insertSerials(
   const result = await sql<SerialRecord & { code_key: string }>`
     with inserted as (
       insert into serials (workspace_id, product_id, code, customer_id, origin, status, redeemed_at, max_activations, expires_at,
-                           promo_price_cents, promo_start, promo_expires, active_from, active_to, batch_tag, notes)
+                           promo_price_cents, promo_start, promo_expires, active_from, active_to, batch_tag, notes, order_id)
       select ${scope.workspaceId}, t.product_id, t.code, t.customer_id, t.origin,
              case when t.customer_id is null then 'available' else 'redeemed' end,
              case when t.customer_id is null then null else now() end,
-             t.max_activations, t.expires_at, t.promo_price_cents, t.promo_start, t.promo_expires, t.active_from, t.active_to, t.batch_tag, t.notes
+             t.max_activations, t.expires_at, t.promo_price_cents, t.promo_start, t.promo_expires, t.active_from, t.active_to, t.batch_tag, t.notes,
+             t.order_id
       from unnest(${col((r) => r.productId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.customerId)}::int[],
                   ${col((r) => r.origin)}::text[], ${col((r) => r.maxActivations)}::int[], ${col((r) => r.expiresAt)}::timestamptz[],
                   ${col((r) => r.promoPriceCents)}::int[], ${col((r) => r.promoStart)}::timestamptz[], ${col((r) => r.promoExpires)}::timestamptz[],
                   ${col((r) => r.activeFrom)}::timestamptz[], ${col((r) => r.activeTo)}::timestamptz[], ${col((r) => r.batchTag)}::text[],
-                  ${col((r) => r.notes)}::text[])
+                  ${col((r) => r.notes)}::text[], ${col((r) => r.orderId ?? null)}::int[])
         as t(product_id, code, customer_id, origin, max_activations, expires_at, promo_price_cents, promo_start, promo_expires,
-             active_from, active_to, batch_tag, notes)
+             active_from, active_to, batch_tag, notes, order_id)
       on conflict (code_key) do nothing
       returning *
     ), events as (
@@ -403,4 +406,53 @@ export async function workspaceBillingEligible(db: Executor, scope: Scope): Prom
  */
 export function cleanCodeIndexSoon(db: Executor, log: (error: unknown) => void): void {
   void sql`select gin_clean_pending_list('serials_code_trgm_idx'::regclass)`.execute(db).catch(log);
+}
+
+/** This workspace's serials with these code keys (with the fields an assignment checks). */
+export async function serialsByKey(db: Executor, scope: Scope, keys: string[]) {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('serials as s')
+    .leftJoin('accounts as a', 'a.id', 's.customer_id')
+    .where('s.workspace_id', '=', scope.workspaceId)
+    .where('s.code_key', '=', sql<string>`any(${keys}::text[])`)
+    .select(['s.id', 's.code_key', 's.product_id', 's.customer_id', 's.status', 'a.email_normalized as customer_email'])
+    .execute();
+}
+
+export interface SerialAssignment {
+  serialId: number;
+  customerId: number;
+  orderId: number | null;
+}
+
+/**
+ * Hands available serials to customers (they become redeemed) and records the
+ * event, in one statement. Only serials still available are changed; the ids
+ * changed are returned.
+ */
+export async function assignSerials(tx: Tx, scope: Scope, rows: SerialAssignment[], event: { action: string; reason?: string | null; note?: string | null }): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const result = await sql<{ id: number }>`
+    with assigned as (
+      update serials s set customer_id = t.customer_id, order_id = coalesce(t.order_id, s.order_id), status = 'redeemed',
+        redeemed_at = now(), updated_at = now()
+      from unnest(${rows.map((r) => r.serialId)}::int[], ${rows.map((r) => r.customerId)}::int[], ${rows.map((r) => r.orderId)}::int[])
+        as t(serial_id, customer_id, order_id)
+      where s.workspace_id = ${scope.workspaceId} and s.id = t.serial_id and s.status = 'available'
+      returning s.id, s.workspace_id, s.customer_id, s.order_id
+    ), events as (
+      insert into serial_events (workspace_id, serial_id, action, actor_type, actor_account_id, reason, note, before_status, after_status, data)
+      select workspace_id, id, ${event.action}, 'developer', ${scope.accountId || null}::int, ${event.reason ?? null}::text, ${event.note ?? null}::text,
+             'available', 'redeemed', jsonb_build_object('customerId', customer_id, 'orderId', order_id)
+      from assigned
+    )
+    select id from assigned`.execute(tx);
+  return result.rows.map((r) => r.id);
+}
+
+/** Serial list records by id (scope applied). */
+export async function findSerials(db: Executor, scope: Scope, ids: number[]): Promise<SerialRecord[]> {
+  if (ids.length === 0) return [];
+  return selectRecord(visible(db, scope)).where('s.id', '=', sql<number>`any(${ids}::int[])`).orderBy('s.id').execute();
 }

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { hasPermission, type Scope } from '../../platform/auth/scope.js';
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
 import type { Db } from '../../platform/db/database.js';
-import { inTransaction } from '../../platform/db/transaction.js';
+import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
 import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
@@ -326,3 +326,29 @@ export async function listSerialEvents(db: Db, scope: Scope, serialId: number, q
     pageSize,
   };
 }
+
+// Used by other modules (purchase imports, manual grants) inside their transactions.
+
+export type { NewSerial, SerialAssignment, SerialRecord } from './serials.repo.js';
+export { NO_TERMS } from './serials.repo.js';
+
+/** Creates serials (skipping codes that exist anywhere) with their audit events. */
+export const issueSerials = (tx: Tx, scope: Scope, rows: repo.NewSerial[], event: { action: string; data?: Record<string, unknown> }) =>
+  repo.insertSerials(tx, scope, rows, event);
+
+/** Assigns available serials to customers; returns the ids that changed. */
+export const assignSerials = (tx: Tx, scope: Scope, rows: repo.SerialAssignment[], event: { action: string; reason?: string | null; note?: string | null }) =>
+  repo.assignSerials(tx, scope, rows, event);
+
+export const lockSerialCodes = (tx: Tx, keys: string[]) => repo.lockCodeKeys(tx, keys);
+
+/** For each code key: this workspace's serial, or "taken" when another workspace holds it. */
+export async function lookupSerialCodes(tx: Tx, scope: Scope, keys: string[]) {
+  const mine = await repo.serialsByKey(tx, scope, keys);
+  const classified = await repo.classifyExistingKeys(tx, scope, keys);
+  return { mine: new Map(mine.map((s) => [s.code_key, s])), taken: classified.taken };
+}
+
+export const findSerialRecords = (db: Executor, scope: Scope, ids: number[]) => repo.findSerials(db, scope, ids);
+
+export const findSerialForUpdate = (tx: Tx, scope: Scope, serialId: number) => repo.findSerial(tx, scope, serialId, true);

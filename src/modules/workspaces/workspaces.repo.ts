@@ -91,19 +91,32 @@ export async function countWorkspaces(db: Executor): Promise<number> {
 export async function createResellerRelationship(
   db: Executor,
   input: { workspaceId: number; name: string; kind: string; developerShareBps: number | null },
-): Promise<number> {
+): Promise<{ relationshipId: number; resellerId: number }> {
   const reseller = await db.insertInto('resellers').values({ name: input.name, kind: input.kind }).returning('id').executeTakeFirstOrThrow();
   const rel = await db
     .insertInto('reseller_relationships')
     .values({ workspace_id: input.workspaceId, reseller_id: reseller.id, developer_share_bps: input.developerShareBps })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return rel.id;
+  return { relationshipId: rel.id, resellerId: reseller.id };
 }
 
 export async function createOrder(
   db: Executor,
-  input: { workspaceId: number; customerId: number; reference: string; status: string; totalCents: number; currency: string },
+  input: {
+    workspaceId: number;
+    customerId: number;
+    reference: string;
+    status: string;
+    totalCents: number;
+    currency: string;
+    channel?: string;
+    provider?: string;
+    resellerId?: number | null;
+    externalReference?: string | null;
+    refundStatus?: string;
+    purchasedAt?: Date;
+  },
 ): Promise<number> {
   const row = await db
     .insertInto('orders')
@@ -114,6 +127,12 @@ export async function createOrder(
       status: input.status,
       total_cents: input.totalCents,
       currency: input.currency.toLowerCase(),
+      ...(input.channel ? { channel: input.channel } : {}),
+      ...(input.provider ? { provider: input.provider } : {}),
+      ...(input.refundStatus ? { refund_status: input.refundStatus } : {}),
+      reseller_id: input.resellerId ?? null,
+      external_reference: input.externalReference ?? null,
+      ...(input.purchasedAt ? { purchased_at: input.purchasedAt } : {}),
     })
     .returning('id')
     .executeTakeFirstOrThrow();

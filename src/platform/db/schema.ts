@@ -84,6 +84,8 @@ export interface WorkspaceStatsTable {
   active_customers: Generated<number>;
   customers_version: Generated<number>;
   serials: Generated<number>;
+  order_items: Generated<number>;
+  order_items_version: Generated<number>;
 }
 
 export interface OrdersTable {
@@ -97,7 +99,84 @@ export interface OrdersTable {
   total_cents: Generated<number>;
   currency: Generated<string>;
   customer_portal_hidden: Generated<boolean>;
+  provider: Generated<string>;
+  reseller_id: number | null;
+  external_reference: string | null;
+  purchased_at: Generated<Date>;
   created_at: CreatedAt;
+}
+
+export type PurchaseChannel = 'managed_checkout' | 'external_store' | 'manual_grant' | 'import';
+export type PurchaseRecordType = 'sale' | 'free' | 'grant' | 'subscription';
+export type PurchaseStatus = 'pending' | 'paid' | 'granted' | 'imported' | 'cancelled';
+export type RefundStatus = 'none' | 'partial' | 'full';
+
+export interface OrderItemsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  order_id: number;
+  product_id: number;
+  customer_id: number;
+  channel: PurchaseChannel;
+  provider: string;
+  reseller_id: number | null;
+  record_type: PurchaseRecordType;
+  status: PurchaseStatus;
+  refund_status: Generated<RefundStatus>;
+  currency: string;
+  price_cents: number;
+  sale_price_cents: number;
+  refunded_cents: Generated<number>;
+  external_reference: string | null;
+  serial_id: number | null;
+  purchased_at: Date | string;
+  created_at: CreatedAt;
+}
+
+export interface ManualGrantsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  grant_request_id: string | null;
+  request_hash: string;
+  grant_type: 'perpetual' | 'subscription' | 'existing_serial';
+  actor_account_id: number | null;
+  customer_id: number;
+  reason: string;
+  note: string | null;
+  response: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+}
+
+export interface EntitlementsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  customer_id: number;
+  product_id: number;
+  source: 'purchase' | 'grant' | 'import';
+  kind: 'perpetual' | 'subscription';
+  status: Generated<'active' | 'revoked'>;
+  order_item_id: number;
+  manual_grant_id: number | null;
+  serial_id: number | null;
+  starts_at: Date | string;
+  ends_at: Date | string | null;
+  created_at: CreatedAt;
+}
+
+export interface EmailOutboxTable {
+  id: Generated<number>;
+  workspace_id: number;
+  kind: string;
+  recipient: string;
+  subject: string;
+  body_text: string;
+  data: ColumnType<unknown, string | undefined, never>;
+  status: Generated<'pending' | 'sent' | 'failed'>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  next_attempt_at: Generated<Date>;
+  created_at: CreatedAt;
+  sent_at: Date | null;
 }
 
 export type SerialStatus = 'available' | 'redeemed' | 'suspended' | 'deactivated' | 'revoked';
@@ -206,6 +285,10 @@ export interface DB {
   workspace_stats: WorkspaceStatsTable;
   audit_log: AuditLogTable;
   orders: OrdersTable;
+  order_items: OrderItemsTable;
+  manual_grants: ManualGrantsTable;
+  entitlements: EntitlementsTable;
+  email_outbox: EmailOutboxTable;
   serials: SerialsTable;
   serial_activations: SerialActivationsTable;
   serial_events: SerialEventsTable;

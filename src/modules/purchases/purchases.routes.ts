@@ -1,0 +1,139 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireScope } from '../../platform/auth/policy.js';
+import type { Db } from '../../platform/db/database.js';
+import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
+import { errorResponses } from '../../platform/http/schemas.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
+import { ImportResult } from '../customers/customers.schemas.js';
+import { grantAccess } from './purchases.grants.js';
+import {
+  FilterOptions,
+  ManualGrantBody,
+  ManualGrantResult,
+  PurchaseImportJson,
+  PurchaseImportMultipart,
+  PurchaseList,
+  PurchaseListQuery,
+} from './purchases.schemas.js';
+import * as service from './purchases.service.js';
+
+const tags = ['purchases'];
+
+export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db; mail: { kick(): void } }> = async (app, { db, mail }) => {
+  app.get(
+    '/api/developer/purchases',
+    {
+      config: { policy: { auth: 'account', permission: 'purchases.view' } },
+      schema: {
+        tags,
+        summary: 'List purchases',
+        description:
+          'One row per order item, newest purchase first. Every filter narrows within your workspace and assigned products; list filters take comma-separated values. Nothing here collects money, refunds or authorises billing.',
+        querystring: PurchaseListQuery,
+        response: { 200: PurchaseList, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => service.listPurchases(db, requireScope(request), request.query),
+  );
+
+  app.get(
+    '/api/developer/purchases/export',
+    {
+      config: { policy: { auth: 'account', permission: 'purchases.view' } },
+      schema: {
+        tags,
+        summary: 'Export purchases as CSV',
+        description: `Every matching row (same filters as the list), streamed. Columns: ${service.PURCHASE_EXPORT_COLUMNS.join(', ')}. Amounts in major units. Cells that begin with = + - @ or a tab are prefixed with a single quote.`,
+        querystring: PurchaseListQuery,
+        produces: ['text/csv'],
+        response: { 200: CsvBody, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => sendCsv(reply, datedFilename('purchases'), service.exportPurchases(db, requireScope(request), request.query)),
+  );
+
+  app.get(
+    '/api/developer/purchases/demo-csv',
+    {
+      config: { policy: { auth: 'account', permission: 'purchases.view' } },
+      schema: {
+        tags,
+        summary: 'Purchase import template',
+        description: 'Columns match the import; the file imports unchanged (and a second time creates nothing new).',
+        produces: ['text/csv'],
+        response: { 200: CsvBody, ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => sendCsv(reply, 'purchases-template.csv', await service.purchaseTemplate(db, requireScope(request))),
+  );
+
+  app.get(
+    '/api/developer/purchases/filter-options',
+    {
+      config: { policy: { auth: 'account', permission: 'purchases.view' } },
+      schema: {
+        tags,
+        summary: 'Values for the purchase filters',
+        description: 'Only the products you are assigned to, and the resellers you can see (a product-scoped member sees resellers with sales of their products).',
+        response: { 200: FilterOptions, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => service.filterOptions(db, requireScope(request)),
+  );
+
+  app.post(
+    '/api/developer/purchases/import',
+    {
+      bodyLimit: IMPORT_MAX_BYTES,
+      preValidation: multipartBodyPlaceholder,
+      config: { policy: { auth: 'account', permission: 'purchases.manage' } },
+      schema: {
+        tags,
+        summary: 'Import historical or external purchases',
+        description:
+          `JSON \`purchases\` array or multipart \`file\` (CSV), plus \`productMappings\`. At most ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES} bytes (413 beyond). ` +
+          'Creates customers, orders, items and entitlements marked as imported; assigns `serialCode` (creating it as imported if new). Sends no e-mail and records no marketing consent; collects no payment. ' +
+          'Re-importing the same rows creates nothing twice (natural key: externalReference + product + customer; rows without externalReference get one derived from their content). ' +
+          '201: every row accepted. 207: the valid rows were committed and `errors` lists the others; resend only those. 422: no row was valid, nothing was written.',
+        body: {
+          content: {
+            'application/json': { schema: PurchaseImportJson },
+            'multipart/form-data': { schema: PurchaseImportMultipart },
+          },
+        } as unknown as typeof PurchaseImportJson,
+        response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const scope = requireScope(request);
+      const input = await readImportRequest(request, 'purchases');
+      const outcome = await service.importPurchases(db, scope, input);
+      return reply.code(outcome.status).send(outcome.body);
+    },
+  );
+
+  app.post(
+    '/api/developer/purchases/manual-grant',
+    {
+      config: { policy: { auth: 'account', permission: 'purchases.manage' } },
+      schema: {
+        tags,
+        summary: 'Grant product access without payment',
+        description:
+          'Choose products (`productId` or `productIds`) and the customer (`customerId`, or `email` to find or create them). `reason` is required and kept with `grantRequestId` for reconciliation. ' +
+          'grantType: `perpetual` (default; a new serial per product), `subscription` (one product, access until `accessUntil`, default one year; authorises no recurring charge), `existing_serial` (one product; assigns the available serial `serialId`). ' +
+          'Products the customer is already entitled to are skipped. `grantRequestId` makes the call idempotent: a repeat with the same body answers the first result again (header `Idempotent-Replayed: true`), a different body answers 409 GRANT_REQUEST_CONFLICT. ' +
+          '`sendProductPurchaseEmails` queues one e-mail per granted product, sent after commit. Never charges, refunds or authorises billing.',
+        body: ManualGrantBody,
+        response: { 201: ManualGrantResult, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await grantAccess(db, requireScope(request), request.body);
+      if (outcome.emailsQueued > 0) mail.kick();
+      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(outcome.body);
+    },
+  );
+};
