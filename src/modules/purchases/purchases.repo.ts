@@ -412,6 +412,12 @@ export async function setRefunds(tx: Tx, scope: Scope, rows: Array<{ itemId: num
     from unnest(${refunded.map((r) => r.itemId)}::int[], ${refunded.map((r) => r.refundedCents)}::bigint[]) as t(item_id, refunded_cents)
     where i.workspace_id = ${scope.workspaceId} and i.id = t.item_id
     returning i.order_id`.execute(tx);
+  // A fully refunded item no longer entitles the customer to the product.
+  await sql`
+    update entitlements e set status = 'revoked'
+    from order_items i
+    where i.workspace_id = ${scope.workspaceId} and i.id = any(${refunded.map((r) => r.itemId)}::int[]) and i.refund_status = 'full'
+      and e.workspace_id = i.workspace_id and e.order_item_id = i.id`.execute(tx);
   // An order is fully refunded when every item is.
   await sql`
     update orders o set refund_status = case
