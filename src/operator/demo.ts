@@ -8,12 +8,13 @@ const FIRST = ['Ann', 'Ben', 'Chloe', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo',
 const LAST = ['Lee', 'Ortiz', 'Nakamura', 'Smith', 'Okafor', 'Berg', 'Rossi', 'Dubois', 'Kowalski', 'Haddad', 'Silva', 'Novak'];
 const PRODUCTS = ['synth', 'reverb', 'drums'];
 
-/** A demo workspace: an owner, a product-scoped teammate, three products and 300 customers. */
+/** A demo workspace: an owner, a product-scoped teammate, three products, 300 customers and 120 sales. */
 export function demoDocument() {
   const customers = Array.from({ length: 300 }, (_, i) => {
     const first = FIRST[i % FIRST.length]!;
     const last = LAST[(i * 7) % LAST.length]!;
     return {
+      key: `c${i}`,
       workspace: 'demo',
       email: `${first}.${last}.${i}@customers.example`.toLowerCase(),
       firstName: first,
@@ -22,8 +23,29 @@ export function demoDocument() {
       marketingConsent: i % 4 === 0,
     };
   });
+  // Sales history: managed-checkout sales (a few refunded), store sales through a reseller, and a free download.
+  const PRICES: Record<string, number> = { synth: 14900, reverb: 7900, drums: 4900 };
+  const DAY = 86_400_000;
+  const orders = customers.slice(0, 120).map((c, i) => {
+    const product = c.products[0]!;
+    const viaStore = i % 10 === 3;
+    const free = i % 25 === 7;
+    const price = PRICES[product]!;
+    const sale = free ? 0 : i % 6 === 0 ? Math.round(price * 0.8) : price;
+    return {
+      key: `o${i}`,
+      workspace: 'demo',
+      customer: c.key,
+      channel: viaStore ? ('external_store' as const) : ('managed_checkout' as const),
+      ...(viaStore ? { provider: 'plugin-store', reseller: 'store', externalReference: `PS-${10_000 + i}` } : { provider: i % 4 === 0 ? 'wallet-provider' : 'card-provider' }),
+      purchasedAt: new Date(Date.UTC(2026, 10, 1) - i * 3 * DAY).toISOString(),
+      items: [{ product, priceCents: price, salePriceCents: sale, ...(i % 17 === 5 && sale > 0 ? { refundedCents: sale } : {}) }],
+    };
+  });
   return {
     workspaces: [{ key: 'demo', name: 'Demo Audio', billingEligible: true }],
+    resellers: [{ key: 'store', workspace: 'demo', name: 'Plugin Store', kind: 'store' as const, developerShareBps: 7000 }],
+    orders,
     accounts: [
       { key: 'owner', email: DEMO_OWNER_EMAIL, emailVerified: true },
       { key: 'support', email: 'support@demo.patchbay.test', emailVerified: true },
@@ -35,7 +57,7 @@ export function demoDocument() {
     ],
     memberships: [
       { account: 'owner', workspace: 'demo', owner: true, permissions: ['*'], products: 'all' as const },
-      { account: 'support', workspace: 'demo', permissions: ['customers.view', 'products.view'], products: ['reverb'] },
+      { account: 'support', workspace: 'demo', permissions: ['customers.view', 'purchases.view', 'products.view'], products: ['reverb'] },
     ],
     customers,
     tokens: [{ key: 'owner', account: 'owner', workspace: 'demo', ttlSeconds: 12 * 3600 }],
