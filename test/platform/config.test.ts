@@ -117,6 +117,14 @@ describe('loadConfig defaults', () => {
     }
   });
 
+  it.each([
+    { label: 'the log by default', env: {}, transport: 'log' },
+    { label: 'SMTP when SMTP_URL is set', env: { SMTP_URL: 'smtps://u:p@smtp.example:465' }, transport: 'smtp' },
+    { label: 'a file when asked', env: { MAIL_TRANSPORT: 'file' }, transport: 'file' },
+  ])('sends e-mail to $label', ({ env, transport }) => {
+    expect(loadConfig(env)).toMatchObject({ mailTransport: transport, mailFrom: 'Patchbay <no-reply@patchbay.invalid>' });
+  });
+
   it('does not read process.env when given an environment', () => {
     expect(loadConfig({ PORT: '4321' }).port).toBe(4321);
   });
@@ -146,6 +154,9 @@ describe('loadConfig rejects bad values with a clear message', () => {
     },
     { label: 'upper-case LOG_LEVEL', env: { LOG_LEVEL: 'INFO' }, message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "INFO")' },
     { label: 'DEMO=yes', env: { DEMO: 'yes' }, message: 'DEMO must be 0, 1, true or false (got "yes")' },
+    { label: 'unknown MAIL_TRANSPORT', env: { MAIL_TRANSPORT: 'pigeon' }, message: 'MAIL_TRANSPORT must be log, file or smtp (got "pigeon")' },
+    { label: 'MAIL_TRANSPORT=smtp without SMTP_URL', env: { MAIL_TRANSPORT: 'smtp' }, message: 'MAIL_TRANSPORT=smtp needs SMTP_URL' },
+    { label: 'SMTP_URL over http', env: { SMTP_URL: 'http://mail.example' }, message: 'SMTP_URL must use smtp: or smtps: (got "http:")' },
     {
       label: 'production on PostgreSQL without JWT_SECRET or JWKS_URL',
       env: { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/patchbay' },
