@@ -351,8 +351,8 @@ describe('patchbay demo seed', () => {
     expect(Object.keys(out.ids.workspaces)).toEqual(['demo']);
     expect(Object.keys(out.ids.accounts).sort()).toEqual(['owner', 'support']);
     expect(Object.keys(out.ids.products).sort()).toEqual(['drums', 'reverb', 'synth']);
-    expect(Object.keys(out.ids.orders)).toHaveLength(120);
-    expect(Object.values(out.ids.orderItems).flat()).toHaveLength(120);
+    expect(Object.keys(out.ids.orders ?? {})).toHaveLength(120);
+    expect(Object.values(out.ids.orderItems ?? {}).flat()).toHaveLength(120);
     const payload = await verifyWithStoredSecret(dir, out.tokens.owner!);
     expect(payload).toMatchObject({ sub: String(out.ids.accounts.owner), wid: out.ids.workspaces.demo });
     expect(payload.exp! - payload.iat!).toBe(12 * 3600);

@@ -157,19 +157,24 @@ export async function countPurchases(db: Executor, scope: Scope, filter: Purchas
 
 /** Keyset batches, newest first, so an export holds at most one batch at a time. */
 export async function* purchaseBatches(db: Executor, scope: Scope, filter: PurchaseFilter, batchSize: number): AsyncGenerator<PurchaseRecord[]> {
-  let after: { at: Date; id: number } | null = null;
+  // The cursor keeps the stored timestamp as text: a JS Date drops microseconds,
+  // and rows between the truncated and the real value would be skipped.
+  let after: { at: string; id: number } | null = null;
   for (;;) {
-    let query = applyFilter(selectRecord(db, scope) as unknown as ItemQuery<PurchaseRecord>, scope, filter);
+    const base = selectRecord(db, scope).select(sql<string>`i.purchased_at::text`.as('cursor_at'));
+    let query = applyFilter(base as unknown as ItemQuery<PurchaseRecord & { cursor_at: string }>, scope, filter);
     if (after) {
       const { at, id } = after;
       query = query.where(sql<boolean>`(i.purchased_at, i.id) < (${at}::timestamptz, ${id}::int)`);
     }
-    const batch = (await query.orderBy('i.purchased_at', 'desc').orderBy('i.id', 'desc').limit(batchSize).execute()) as PurchaseRecord[];
+    const batch = (await query.orderBy('i.purchased_at', 'desc').orderBy('i.id', 'desc').limit(batchSize).execute()) as Array<
+      PurchaseRecord & { cursor_at: string }
+    >;
     if (batch.length === 0) return;
     yield batch;
     if (batch.length < batchSize) return;
     const last = batch[batch.length - 1]!;
-    after = { at: last.purchased_at, id: last.id };
+    after = { at: last.cursor_at, id: last.id };
   }
 }
 
@@ -424,4 +429,32 @@ export async function setRefunds(tx: Tx, scope: Scope, rows: Array<{ itemId: num
         when exists (select 1 from order_items x where x.workspace_id = o.workspace_id and x.order_id = o.id and x.refund_status <> 'full') then 'partial'
         else 'full' end
     where o.workspace_id = ${scope.workspaceId} and o.id = any(${[...new Set(changed.rows.map((r) => r.order_id))]}::int[])`.execute(tx);
+}
+
+export const importItemKey = (externalReference: string, productId: number, customerId: number) => `${externalReference}\u001f${productId}\u001f${customerId}`;
+
+/** Natural keys (see importItemKey) of imported items that already exist. */
+export async function existingImportItems(
+  tx: Executor,
+  scope: Scope,
+  keys: Array<{ externalReference: string; productId: number; customerId: number }>,
+): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const result = await sql<{ external_reference: string; product_id: number; customer_id: number }>`
+    select i.external_reference, i.product_id, i.customer_id
+    from unnest(${keys.map((k) => k.externalReference)}::text[], ${keys.map((k) => k.productId)}::int[], ${keys.map((k) => k.customerId)}::int[])
+      as t(external_reference, product_id, customer_id)
+    join order_items i on i.workspace_id = ${scope.workspaceId} and i.channel = 'import'
+      and i.external_reference = t.external_reference and i.product_id = t.product_id and i.customer_id = t.customer_id`.execute(tx);
+  return new Set(result.rows.map((r) => importItemKey(r.external_reference, r.product_id, r.customer_id)));
+}
+
+/** An order's total is the sum of its items' sale prices (imports can add items to an order later). */
+export async function refreshOrderTotals(tx: Tx, scope: Scope, orderIds: number[]): Promise<void> {
+  if (orderIds.length === 0) return;
+  await sql`
+    update orders o set total_cents = t.total
+    from (select order_id, sum(sale_price_cents) as total from order_items
+          where workspace_id = ${scope.workspaceId} and order_id = any(${orderIds}::int[]) group by order_id) t
+    where o.workspace_id = ${scope.workspaceId} and o.id = t.order_id and o.total_cents <> t.total`.execute(tx);
 }

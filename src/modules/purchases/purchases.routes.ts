@@ -95,14 +95,15 @@ export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db; mail: { kick():
           `JSON \`purchases\` array or multipart \`file\` (CSV), plus \`productMappings\`. At most ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES} bytes (413 beyond). ` +
           'Creates customers, orders, items and entitlements marked as imported; assigns `serialCode` (creating it as imported if new). Sends no e-mail and records no marketing consent; collects no payment. ' +
           'Re-importing the same rows creates nothing twice (natural key: externalReference + product + customer; rows without externalReference get one derived from their content). ' +
-          '201: every row accepted. 207: the valid rows were committed and `errors` lists the others; resend only those. 422: no row was valid, nothing was written.',
+          'A row whose purchase already exists changes nothing, not even its serial. ' +
+          '201: every row accepted. 207: the valid rows were committed and `errors` lists the others; resend only those. 422: no row was valid, nothing was written. 409 SERIALIZATION_FAILURE: a serial named in the file changed hands while the import ran; nothing was written, retry.',
         body: {
           content: {
             'application/json': { schema: PurchaseImportJson },
             'multipart/form-data': { schema: PurchaseImportMultipart },
           },
         } as unknown as typeof PurchaseImportJson,
-        response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 413, 415, 422) },
+        response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {

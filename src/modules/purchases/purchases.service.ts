@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import { writeAudit } from '../../platform/audit/audit.repo.js';
-import { hasPermission, type Scope } from '../../platform/auth/scope.js';
+import { canSeeProduct, hasPermission, type Scope } from '../../platform/auth/scope.js';
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import type { PurchaseChannel, PurchaseRecordType, PurchaseStatus } from '../../platform/db/schema.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, CommonErrors } from '../../platform/http/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
@@ -23,8 +23,8 @@ import { CHANNELS, RECORD_TYPES, REFUND_STATUSES, type PurchaseListQuery, type P
 const EXPORT_BATCH = 2_000;
 const WRITE_BATCH = 5_000;
 
-export function refundable(r: Pick<repo.PurchaseRecord, 'channel' | 'status' | 'refund_status'>): boolean {
-  return r.channel === 'managed_checkout' && r.status === 'paid' && r.refund_status !== 'full';
+export function refundable(r: Pick<repo.PurchaseRecord, 'channel' | 'status' | 'refund_status' | 'sale_price_cents'>): boolean {
+  return r.channel === 'managed_checkout' && r.status === 'paid' && r.refund_status !== 'full' && r.sale_price_cents > 0;
 }
 
 export function toPurchaseRow(r: repo.PurchaseRecord, mayRefund: boolean): PurchaseRow {
@@ -224,6 +224,11 @@ export async function importPurchases(db: Executor, scope: Scope, input: RawImpo
           return false;
         }
         const mine = serials.mine.get(r.serial.key);
+        // A serial of a product outside the caller's assignment is reported like a foreign code: no hint that it exists here.
+        if (mine && !canSeeProduct(scope, mine.product_id)) {
+          errors.push({ row: r.row, field: 'serialCode', code: 'SERIAL_CODE_TAKEN', message: 'this code is already in use' });
+          return false;
+        }
         if (mine && mine.product_id !== r.productId) {
           errors.push({ row: r.row, field: 'serialCode', code: 'SERIAL_PRODUCT_MISMATCH', message: 'this serial belongs to another product' });
           return false;
@@ -249,7 +254,13 @@ export async function importPurchases(db: Executor, scope: Scope, input: RawImpo
       );
       const customerOf = (r: ValidPurchaseRow) => accountIds.get(r.emailNormalized)!;
 
-      const assignable = rows;
+      // Rows whose purchase was imported before change nothing, not even their serial.
+      const known = await repo.existingImportItems(
+        tx,
+        scope,
+        rows.map((r) => ({ externalReference: r.externalReference, productId: r.productId, customerId: customerOf(r) })),
+      );
+      const assignable = rows.filter((r) => !known.has(repo.importItemKey(r.externalReference, r.productId, customerOf(r))));
 
       const orderKey = (customerId: number, reference: string) => `${customerId}\u001f${reference}`;
       const orders = new Map<string, repo.NewOrder>();
@@ -295,7 +306,13 @@ export async function importPurchases(db: Executor, scope: Scope, input: RawImpo
           }
         } else if (!toCreate.has(r.serial.key)) toCreate.set(r.serial.key, r);
       }
-      await assignSerials(tx, scope, toAssign, { action: 'assigned_by_import' });
+      const assigned = await assignSerials(tx, scope, toAssign, { action: 'assigned_by_import' });
+      // The serials were read without a row lock: one that stopped being available (a grant or an
+      // action in between) must not be linked to this customer's item. Nothing commits; a retry
+      // sees the serial's current holder and reports the row.
+      if (assigned.length !== toAssign.length) {
+        throw new AppError(CommonErrors.SERIALIZATION_FAILURE, 'A serial of this import changed while it ran; retry the import');
+      }
       const created = await issueSerials(
         tx,
         scope,
@@ -311,6 +328,10 @@ export async function importPurchases(db: Executor, scope: Scope, input: RawImpo
         { action: 'imported', data: { via: 'purchase-import' } },
       );
       for (const s of created) serialIds.set(s.code_key, s.id);
+      // A code skipped by the insert was taken elsewhere after the lookup; never import the row without it.
+      if (created.length !== toCreate.size) {
+        throw new AppError(CommonErrors.SERIALIZATION_FAILURE, 'A serial code of this import was taken while it ran; retry the import');
+      }
 
       const items = new Map<string, repo.NewItem>();
       for (const r of assignable) {
@@ -335,6 +356,8 @@ export async function importPurchases(db: Executor, scope: Scope, input: RawImpo
         });
       }
       inserted += (await repo.insertItems(tx, scope, [...items.values()])).length;
+      await repo.refreshOrderTotals(tx, scope, [...new Set([...items.values()].map((item) => item.orderId))]);
+      accepted += rows.length - assignable.length;
       accepted += assignable.length;
     }
 
