@@ -1,5 +1,4 @@
 import { parse } from 'csv-parse/sync';
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { bearer, seedWorkspace, type TestContext } from '../helpers/app.js';
@@ -111,14 +110,7 @@ export function client(ctx: () => TestContext) {
 
 const resolve = (path: string) => (path.startsWith('/') ? path : path === '' ? PURCHASES : `${PURCHASES}/${path}`);
 
-/** Asserts an RFC 9457 problem answer with a stable code and returns its body. */
-export function expectProblem(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> & { errors?: unknown[] } {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = res.json();
-  expect(body).toMatchObject({ status, code });
-  return body;
-}
+export { expectProblem } from '../helpers/problem.js';
 
 /** CSV text as rows of cells (header row first). */
 export function parseCsv(text: string): string[][] {

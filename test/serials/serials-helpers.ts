@@ -1,4 +1,3 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { bearer, type TestContext } from '../helpers/app.js';
@@ -41,14 +40,7 @@ export function client(ctx: () => TestContext) {
   };
 }
 
-/** Asserts an RFC 9457 problem answer with a stable code and returns its body. */
-export function expectProblem(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> & { errors?: unknown[] } {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = res.json();
-  expect(body).toMatchObject({ status, code });
-  return body;
-}
+export { expectProblem } from '../helpers/problem.js';
 
 /**
  * Puts `count` devices on a serial the way the licensing runtime would: active
