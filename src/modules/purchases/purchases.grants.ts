@@ -152,7 +152,9 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
       customer = { customerId: accountIds.get(c.emailNormalized)!, email: c.email, created: inserted > 0 };
     }
     // One grant at a time per customer, so two different grants cannot both see "not yet entitled".
-    await repo.lockGrantRequest(tx, scope, `customer:${customer.customerId}`);
+    // '#' is outside the grantRequestId alphabet: a key such as "customer:12" must not share
+    // (and deadlock on) customer 12's lock.
+    await repo.lockGrantRequest(tx, scope, `#customer:${customer.customerId}`);
 
     const now = new Date();
     const endsAt = request.grantType === 'subscription' ? (request.accessUntil ?? new Date(now.getTime() + DEFAULT_SUBSCRIPTION_DAYS * DAY)) : null;
@@ -162,8 +164,12 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
       const serial = await findSerialForUpdate(tx, scope, request.serialId!);
       if (!serial) throw notFound('Serial');
       if (serial.product_id !== products[0]!.id) throw new AppError(PurchaseErrors.SERIAL_PRODUCT_MISMATCH, `Serial ${serial.id} belongs to product ${serial.product_id}`);
-      if (serial.customer_id === customer.customerId) skipped.set(serial.product_id, 'serial_already_assigned');
-      else if (serial.status !== 'available') throw new AppError(PurchaseErrors.SERIAL_NOT_AVAILABLE, `Serial ${serial.id} is ${serial.status}${serial.customer_id ? ' and held by another customer' : ''}`);
+      // A revoked serial is terminal: it gives its former holder no access, so it is not "already assigned".
+      if (serial.customer_id === customer.customerId && serial.status !== 'revoked') skipped.set(serial.product_id, 'serial_already_assigned');
+      else if (serial.status !== 'available') {
+        const heldByOther = serial.customer_id !== null && serial.customer_id !== customer.customerId;
+        throw new AppError(PurchaseErrors.SERIAL_NOT_AVAILABLE, `Serial ${serial.id} is ${serial.status}${heldByOther ? ' and held by another customer' : ''}`);
+      }
       existingSerial = { id: serial.id };
     } else {
       for (const e of await repo.activeEntitlements(tx, scope, customer.customerId, request.productIds)) {
