@@ -222,7 +222,7 @@ describe(`OutboxDispatcher (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
   it('logs a drain that fails instead of throwing from kick', async () => {
     const errors: unknown[] = [];
-    const broken = { transaction: () => ({ execute: async () => Promise.reject(new Error('database gone')) }) } as unknown as ReturnType<typeof db>;
+    const broken = new Proxy({}, { get: () => { throw new Error('database gone'); } }) as unknown as ReturnType<typeof db>;
     const dispatcher = new OutboxDispatcher(broken, new MemoryTransport(), FROM, { error: (obj) => errors.push(obj) });
     dispatcher.kick();
     await dispatcher.idle();

@@ -4,6 +4,8 @@ import type { MailTransport } from './transport.js';
 
 export const MAX_ATTEMPTS = 5;
 const BATCH = 20;
+/** How long a claimed e-mail is reserved for its sender before another may retry it. */
+const LEASE_SECONDS = 300;
 
 /**
  * Sends queued e-mail after the transaction that queued it has committed.
@@ -67,22 +69,20 @@ export class OutboxDispatcher {
   async drain(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const claimed = await this.db.transaction().execute(async (tx) => {
-        const due = await claimDue(tx, BATCH);
-        for (const email of due) {
-          try {
-            await this.transport.send({ id: email.id, from: this.from, to: email.recipient, subject: email.subject, text: email.body_text });
-            await markSent(tx, email.id);
-            sent += 1;
-          } catch (error) {
-            const attempts = email.attempts + 1;
-            const retryAt = attempts >= MAX_ATTEMPTS ? null : new Date(Date.now() + 60_000 * 2 ** (attempts - 1));
-            await markFailed(tx, email.id, error instanceof Error ? error.message : String(error), retryAt);
-          }
+      // Claimed in one short statement; sent with no transaction open, so a slow mail server
+      // never holds locks (or, on PGlite, the single connection).
+      const due = await claimDue(this.db, BATCH, LEASE_SECONDS);
+      for (const email of due) {
+        try {
+          await this.transport.send({ id: email.id, from: this.from, to: email.recipient, subject: email.subject, text: email.body_text });
+          await markSent(this.db, email.id);
+          sent += 1;
+        } catch (error) {
+          const retryAt = email.attempts >= MAX_ATTEMPTS ? null : new Date(Date.now() + 60_000 * 2 ** (email.attempts - 1));
+          await markFailed(this.db, email.id, error instanceof Error ? error.message : String(error), retryAt);
         }
-        return due.length;
-      });
-      if (claimed < BATCH || this.stopped) return sent;
+      }
+      if (due.length < BATCH || this.stopped) return sent;
     }
   }
 }

@@ -39,30 +39,35 @@ export interface ClaimedEmail {
   attempts: number;
 }
 
-/** Due e-mails, locked for this sender; other senders skip them (SKIP LOCKED). */
-export async function claimDue(tx: Tx, limit: number): Promise<ClaimedEmail[]> {
+/**
+ * Claims due e-mails for this sender with a lease: the attempt is counted and
+ * the row is not due again until the lease ends, so the sending happens outside
+ * any transaction and other senders (SKIP LOCKED, then the lease) leave the row
+ * alone. A sender that dies mid-send leaves the row to be retried after the
+ * lease: delivery is at least once.
+ */
+export async function claimDue(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
   const result = await sql<ClaimedEmail>`
-    select id, recipient, subject, body_text, attempts from email_outbox
-    where status = 'pending' and next_attempt_at <= now()
-    order by next_attempt_at, id
-    limit ${limit}
-    for update skip locked`.execute(tx);
-  return result.rows;
+    update email_outbox o set attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+    where o.id in (
+      select id from email_outbox
+      where status = 'pending' and next_attempt_at <= now()
+      order by next_attempt_at, id
+      limit ${limit}
+      for update skip locked)
+    returning o.id, o.recipient, o.subject, o.body_text, o.attempts`.execute(db);
+  return result.rows.sort((a, b) => a.id - b.id);
 }
 
-export async function markSent(tx: Tx, id: number): Promise<void> {
-  await tx.updateTable('email_outbox').set({ status: 'sent', sent_at: new Date(), attempts: sql`attempts + 1` }).where('id', '=', id).execute();
+export async function markSent(db: Db, id: number): Promise<void> {
+  await db.updateTable('email_outbox').set({ status: 'sent', sent_at: new Date(), last_error: null }).where('id', '=', id).execute();
 }
 
-export async function markFailed(tx: Tx, id: number, error: string, retryAt: Date | null): Promise<void> {
-  await tx
+/** Records a failed attempt (already counted by the claim): retry at `retryAt`, or give up when it is null. */
+export async function markFailed(db: Db, id: number, error: string, retryAt: Date | null): Promise<void> {
+  await db
     .updateTable('email_outbox')
-    .set({
-      status: retryAt ? 'pending' : 'failed',
-      attempts: sql`attempts + 1`,
-      last_error: error.slice(0, 1000),
-      ...(retryAt ? { next_attempt_at: retryAt } : {}),
-    })
+    .set({ status: retryAt ? 'pending' : 'failed', last_error: error.slice(0, 1000), ...(retryAt ? { next_attempt_at: retryAt } : {}) })
     .where('id', '=', id)
     .execute();
 }
