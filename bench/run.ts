@@ -12,19 +12,21 @@ export interface BenchTarget {
 const TARGETS: Record<string, () => Promise<BenchTarget>> = {
   customers: () => import('./customers.js'),
   serials: () => import('./serials.js'),
+  purchases: () => import('./purchases.js'),
 };
 
 const USAGE = `usage: npm run bench -- <target...>
 targets: ${Object.keys(TARGETS).join(', ')}
 environment:
-  DATABASE_URL       PostgreSQL server; the bench creates (and drops) a database of its own. Unset: embedded PGlite in a temp dir
-  BENCH_KEEP=1       keep the bench database afterwards
-  BENCH_CUSTOMERS    customers to seed (default 1000000)
-  BENCH_IMPORT_ROWS  rows in the timed import (default 100000, at most 100000)
-  BENCH_CONNECTIONS  autocannon connections (default 10)
-  BENCH_DURATION     measured seconds per scenario (default 10)
-  BENCH_WARMUP       unrecorded warm-up seconds per scenario (default 2)
-  BENCH_POOL_SIZE    server database pool size (default 10, as DB_POOL_SIZE)`;
+  DATABASE_URL          PostgreSQL server; the bench creates (and drops) a database of its own. Unset: embedded PGlite in a temp dir
+  BENCH_KEEP=1          keep the bench database afterwards
+  BENCH_CUSTOMERS       customers to seed (default 1000000)
+  BENCH_PURCHASE_ITEMS  order items to seed (default 1000000; a fifth as many customers)
+  BENCH_IMPORT_ROWS     rows in the timed import (default 100000, at most 100000)
+  BENCH_CONNECTIONS     autocannon connections (default 10)
+  BENCH_DURATION        measured seconds per scenario (default 10)
+  BENCH_WARMUP          unrecorded warm-up seconds per scenario (default 2)
+  BENCH_POOL_SIZE       server database pool size (default 10, as DB_POOL_SIZE)`;
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

@@ -60,22 +60,18 @@ function applyFilter<O>(query: ItemQuery<O>, scope: Scope, filter: PurchaseFilte
   if (filter.from) q = q.where('i.purchased_at', '>=', filter.from);
   if (filter.to) q = q.where('i.purchased_at', '<', filter.to);
   if (filter.search) {
-    const term = filter.search;
-    const like = `%${escapeLike(term)}%`;
-    const prefix = `${escapeLike(term)}%`;
-    // Matching customers come from the customers' trigram index and matching orders from
-    // the reference indexes; the item ids are collected once, so each side uses its own index.
+    const like = `%${escapeLike(filter.search)}%`;
+    const prefix = `${escapeLike(filter.search)}%`;
+    // The customers' trigram index names the matching customers and the reference indexes the
+    // matching orders, each collected once; the item indexes on customer_id and order_id are then
+    // OR'd into one bitmap. (Collecting item ids through a UNION instead cost a parallel plan and
+    // a second lookup of every match: 15-30 ms for a term with 8 matches, 0.5 ms this way.)
     q = q.where(
-      'i.id',
-      '=',
-      sql<number>`any(array(
-        select x.id from order_items x
-        where x.workspace_id = ${scope.workspaceId} and x.customer_id in (
-          select dc.account_id from developer_customers dc where dc.workspace_id = ${scope.workspaceId} and dc.search_text like ${like})
-        union
-        select x.id from order_items x join orders o on o.workspace_id = x.workspace_id and o.id = x.order_id
-        where o.workspace_id = ${scope.workspaceId}
-          and (lower(o.reference) like ${prefix} or lower(o.external_reference) like ${prefix})))`,
+      sql<boolean>`(i.customer_id = any(array(
+          select dc.account_id from developer_customers dc where dc.workspace_id = ${scope.workspaceId} and dc.search_text like ${like}))
+        or i.order_id = any(array(
+          select o.id from orders o where o.workspace_id = ${scope.workspaceId}
+            and (lower(o.reference) like ${prefix} or lower(o.external_reference) like ${prefix}))))`,
     );
   }
   return q;
@@ -93,27 +89,35 @@ export const isUnfiltered = (scope: Scope, f: PurchaseFilter) =>
   !f.from &&
   !f.to;
 
+/**
+ * Only the order and the customer relationship are joined; names from products, resellers
+ * and serials, and the account's address, are scalar subqueries. With eight relations to
+ * order, planning a page cost 4-7 ms against 1 ms to run it; with four it plans in 0.6 ms.
+ * The rows are the same: an item's product and account always exist (foreign keys).
+ */
 function selectRecord(db: Executor, scope: Scope) {
   return visible(db, scope)
     .innerJoin('orders as o', (j) => j.onRef('o.workspace_id', '=', 'i.workspace_id').onRef('o.id', '=', 'i.order_id'))
-    .innerJoin('products as p', (j) => j.onRef('p.workspace_id', '=', 'i.workspace_id').onRef('p.id', '=', 'i.product_id'))
-    .innerJoin('accounts as a', 'a.id', 'i.customer_id')
     .leftJoin('developer_customers as dc', (j) => j.onRef('dc.workspace_id', '=', 'i.workspace_id').onRef('dc.account_id', '=', 'i.customer_id'))
-    .leftJoin('resellers as r', 'r.id', 'i.reseller_id')
-    .leftJoin('serials as s', (j) => j.onRef('s.workspace_id', '=', 'i.workspace_id').onRef('s.id', '=', 'i.serial_id'))
-    .select([
+    .select((eb) => [
       'i.id',
       'i.order_id',
       'i.product_id',
-      'p.name as product_name',
+      eb
+        .selectFrom('products as p')
+        .select('p.name')
+        .whereRef('p.workspace_id', '=', 'i.workspace_id')
+        .whereRef('p.id', '=', 'i.product_id')
+        .as('product_name'),
       'i.customer_id',
-      sql<string>`coalesce(dc.email, a.email)`.as('email'),
+      // The account's address only for an item without a customer relationship.
+      sql<string>`coalesce(dc.email, (select a.email from accounts a where a.id = i.customer_id))`.as('email'),
       'dc.first_name',
       'dc.last_name',
       'i.channel',
       'i.provider',
       'i.reseller_id',
-      'r.name as reseller_name',
+      eb.selectFrom('resellers as r').select('r.name').whereRef('r.id', '=', 'i.reseller_id').as('reseller_name'),
       'i.record_type',
       'i.status',
       'i.refund_status',
@@ -124,15 +128,39 @@ function selectRecord(db: Executor, scope: Scope) {
       'o.reference as order_reference',
       'i.external_reference',
       'i.serial_id',
-      's.code as serial_code',
+      eb
+        .selectFrom('serials as s')
+        .select('s.code')
+        .whereRef('s.workspace_id', '=', 'i.workspace_id')
+        .whereRef('s.id', '=', 'i.serial_id')
+        .as('serial_code'),
       'o.customer_portal_hidden',
       sql<Date>`i.purchased_at`.as('purchased_at'),
     ]);
 }
 
-/** One page, newest purchase first; the page's ids come from the indexes alone (deferred join). */
-export async function listPurchases(db: Executor, scope: Scope, filter: PurchaseFilter, page: { limit: number; offset: number }): Promise<PurchaseRecord[]> {
-  const pageIds = applyFilter(visible(db, scope), scope, filter)
+/** A position in the list order: the item's purchase time (as stored, to the microsecond) and id. */
+export interface ListAnchor {
+  at: string;
+  id: number;
+}
+
+/**
+ * One page, newest purchase first; the page's ids come from the indexes alone (deferred join).
+ * `atOrBefore` starts the page at a known position (deep-page anchors).
+ */
+export async function listPurchases(
+  db: Executor,
+  scope: Scope,
+  filter: PurchaseFilter,
+  page: { limit: number; offset: number; atOrBefore?: ListAnchor },
+): Promise<PurchaseRecord[]> {
+  let ids = applyFilter(visible(db, scope), scope, filter);
+  if (page.atOrBefore) {
+    const { at, id } = page.atOrBefore;
+    ids = ids.where(sql<boolean>`(i.purchased_at, i.id) <= (${at}::timestamptz, ${id}::int)`);
+  }
+  const pageIds = ids
     .select('i.id')
     .orderBy('i.purchased_at', 'desc')
     .orderBy('i.id', 'desc')
@@ -145,12 +173,30 @@ export async function listPurchases(db: Executor, scope: Scope, filter: Purchase
     .execute() as Promise<PurchaseRecord[]>;
 }
 
+/** Item count and list version of the workspace, maintained by triggers in the statements that add and remove items. */
+export async function purchaseStats(db: Executor, scope: Scope): Promise<{ items: number; version: number }> {
+  const row = await db
+    .selectFrom('workspace_stats')
+    .where('workspace_id', '=', scope.workspaceId)
+    .select(['order_items', 'order_items_version'])
+    .executeTakeFirst();
+  return { items: row?.order_items ?? 0, version: row?.order_items_version ?? 0 };
+}
+
+/** The list position of every `every`-th item of the workspace, newest first: position i·every starts at anchors[i]. */
+export async function pageAnchors(db: Executor, scope: Scope, every: number): Promise<ListAnchor[]> {
+  const result = await sql<ListAnchor>`
+    select at, id from (
+      select purchased_at::text as at, purchased_at, id, row_number() over (order by purchased_at desc, id desc) as rn
+      from order_items where workspace_id = ${scope.workspaceId}
+    ) ranked
+    where (rn - 1) % ${every} = 0
+    order by purchased_at desc, id desc`.execute(db);
+  return result.rows;
+}
+
 export async function countPurchases(db: Executor, scope: Scope, filter: PurchaseFilter): Promise<number> {
-  if (isUnfiltered(scope, filter)) {
-    // Maintained by triggers in the statements that add and remove items.
-    const row = await db.selectFrom('workspace_stats').where('workspace_id', '=', scope.workspaceId).select('order_items').executeTakeFirst();
-    return row?.order_items ?? 0;
-  }
+  if (isUnfiltered(scope, filter)) return (await purchaseStats(db, scope)).items;
   const row = await applyFilter(visible(db, scope), scope, filter).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
   return row.n;
 }
@@ -456,5 +502,5 @@ export async function refreshOrderTotals(tx: Tx, scope: Scope, orderIds: number[
     update orders o set total_cents = t.total
     from (select order_id, sum(sale_price_cents) as total from order_items
           where workspace_id = ${scope.workspaceId} and order_id = any(${orderIds}::int[]) group by order_id) t
-    where o.workspace_id = ${scope.workspaceId} and o.id = t.order_id and o.total_cents <> t.total`.execute(tx);
+    where o.workspace_id = ${scope.workspaceId} and o.id = any(${orderIds}::int[]) and o.id = t.order_id and o.total_cents <> t.total`.execute(tx);
 }

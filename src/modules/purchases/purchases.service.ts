@@ -7,6 +7,7 @@ import { type Executor, inTransaction, type Tx } from '../../platform/db/transac
 import type { PurchaseChannel, PurchaseRecordType, PurchaseStatus } from '../../platform/db/schema.js';
 import { AppError, CommonErrors } from '../../platform/http/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
+import { DEEP_PAGE_OFFSET, PageAnchorCache } from '../../platform/paging/page-anchors.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
@@ -21,6 +22,7 @@ import * as repo from './purchases.repo.js';
 import { CHANNELS, RECORD_TYPES, REFUND_STATUSES, type PurchaseListQuery, type PurchaseRow } from './purchases.schemas.js';
 
 const EXPORT_BATCH = 2_000;
+const deepPageAnchors = new PageAnchorCache<repo.ListAnchor>(1_000);
 const WRITE_BATCH = 5_000;
 
 export function refundable(r: Pick<repo.PurchaseRecord, 'channel' | 'status' | 'refund_status' | 'sale_price_cents'>): boolean {
@@ -65,10 +67,19 @@ export async function listPurchases(db: Db, scope: Scope, query: PurchaseListQue
   const filter = parsePurchaseFilter(query);
   const page = query.page ?? 1;
   const pageSize = query.limit ?? DEFAULT_PAGE_SIZE;
-  const [records, total] = await Promise.all([
-    repo.listPurchases(db, scope, filter, { limit: pageSize, offset: (page - 1) * pageSize }),
-    repo.countPurchases(db, scope, filter),
-  ]);
+  const offset = (page - 1) * pageSize;
+  let records: repo.PurchaseRecord[];
+  let total: number;
+  if (offset >= DEEP_PAGE_OFFSET && repo.isUnfiltered(scope, filter)) {
+    // Deep pages of the whole list start from a cached position instead of walking the offset.
+    const stats = await repo.purchaseStats(db, scope);
+    const anchors = await deepPageAnchors.get(scope.workspaceId, stats.version, () => repo.pageAnchors(db, scope, deepPageAnchors.every));
+    const start = deepPageAnchors.locate(anchors, offset);
+    records = start ? await repo.listPurchases(db, scope, filter, { limit: pageSize, offset: start.skip, atOrBefore: start.atOrBefore }) : [];
+    total = stats.items;
+  } else {
+    [records, total] = await Promise.all([repo.listPurchases(db, scope, filter, { limit: pageSize, offset }), repo.countPurchases(db, scope, filter)]);
+  }
   const mayRefund = hasPermission(scope, 'purchases.refund');
   const rows = records.map((r) => toPurchaseRow(r, mayRefund));
   return { rows, total, page, pageSize, canRefund: rows.some((r) => r.can_refund) };

@@ -1,21 +1,21 @@
 /**
  * Deep OFFSET pages cost O(offset) in PostgreSQL. For the unfiltered list of a
- * workspace we keep the id at every `every`-th position (newest first), valid
+ * workspace we keep the sort key (an id, or a timestamp and id) at every `every`-th position (newest first), valid
  * for one value of a version that changes whenever the list changes. A deep
  * page then starts at its anchor and skips fewer than `every` rows. Anchors
  * are rebuilt with one index scan after a change; concurrent requests share
  * one rebuild.
  */
-export class PageAnchorCache {
-  private readonly entries = new Map<number, { version: number; anchors: number[] }>();
-  private readonly building = new Map<string, Promise<number[]>>();
+export class PageAnchorCache<A = number> {
+  private readonly entries = new Map<number, { version: number; anchors: A[] }>();
+  private readonly building = new Map<string, Promise<A[]>>();
 
   constructor(
     readonly every: number,
     private readonly maxEntries = 1_000,
   ) {}
 
-  async get(key: number, version: number, build: () => Promise<number[]>): Promise<number[]> {
+  async get(key: number, version: number, build: () => Promise<A[]>): Promise<A[]> {
     const hit = this.entries.get(key);
     if (hit && hit.version === version) return hit.anchors;
     const id = `${key}:${version}`;
@@ -30,8 +30,8 @@ export class PageAnchorCache {
     return anchors;
   }
 
-  /** Where a page at `offset` starts: the anchor id and the rows to skip after it, or null past the end. */
-  locate(anchors: number[], offset: number): { atOrBefore: number; skip: number } | null {
+  /** Where a page at `offset` starts: the anchor (a row's sort key) and the rows to skip after it, or null past the end. */
+  locate(anchors: A[], offset: number): { atOrBefore: A; skip: number } | null {
     const anchor = anchors[Math.floor(offset / this.every)];
     return anchor === undefined ? null : { atOrBefore: anchor, skip: offset % this.every };
   }
