@@ -13,7 +13,6 @@ import {
   analyze,
   type BenchDatabase,
   BENCH_JWT,
-  BENCH_LICENSE_KEY_HEX,
   createBenchDatabase,
   databaseVersion,
   type Figure,
@@ -28,7 +27,8 @@ import {
   type Report,
   type RssGrowth,
   seedInBatches,
-  startServer,
+  startAppServer,
+  measureHello,
   timed,
   writeReport,
   listFigures,
@@ -214,20 +214,8 @@ async function timedGet(url: string, token: string) {
 }
 
 async function measure({ total, importRows, deepPage, poolSize, settings, bench, seeded }: Plan): Promise<Measured> {
-  log('hello-world');
-  const helloServer = await startServer({ kind: 'hello' });
-  const hello = await load(`${helloServer.origin}/`, settings, {}, () => helloServer.waitIdle());
-  await helloServer.stop();
-  log(`  ${Math.round(hello.requestsPerSec)} req/s`);
-
-  const server = await startServer({
-    kind: 'app',
-    databaseUrl: bench.databaseUrl,
-    dataDir: bench.dataDir,
-    poolSize,
-    jwt: BENCH_JWT,
-    licenseKeyHex: BENCH_LICENSE_KEY_HEX,
-  });
+  const hello = await measureHello(settings);
+  const server = await startAppServer(bench, poolSize);
   const auth = { authorization: `Bearer ${seeded.token}` };
   const list = (query: string) => `${server.origin}/api/developer/customers?${query}`;
   const urls = {

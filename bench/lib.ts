@@ -521,3 +521,25 @@ export function listFigures(
     { name: `list page ${deepPage}, first request`, value: m.deepFirstMs, unit: 'ms' },
   ];
 }
+
+/** The plain Fastify hello-world every figure is compared with, measured with the same load settings. */
+export async function measureHello(settings: LoadSettings): Promise<LoadResult> {
+  log('hello-world');
+  const server = await startServer({ kind: 'hello' });
+  const hello = await load(`${server.origin}/`, settings, {}, () => server.waitIdle());
+  await server.stop();
+  log(`  ${Math.round(hello.requestsPerSec)} req/s`);
+  return hello;
+}
+
+/** The real application on the bench database, in a child process. */
+export function startAppServer(bench: BenchDatabase, poolSize: number): Promise<ServerProcess> {
+  return startServer({
+    kind: 'app',
+    databaseUrl: bench.databaseUrl,
+    dataDir: bench.dataDir,
+    poolSize,
+    jwt: BENCH_JWT,
+    licenseKeyHex: BENCH_LICENSE_KEY_HEX,
+  });
+}

@@ -14,7 +14,6 @@ import {
   analyze,
   type BenchDatabase,
   BENCH_JWT,
-  BENCH_LICENSE_KEY_HEX,
   createBenchDatabase,
   databaseVersion,
   type Figure,
@@ -31,7 +30,8 @@ import {
   type RssGrowth,
   seedInBatches,
   type ServerProcess,
-  startServer,
+  startAppServer,
+  measureHello,
   timed,
   writeReport,
 } from './lib.js';
@@ -422,20 +422,8 @@ interface Plan {
 }
 
 async function measure({ items, importRows, deepPage, poolSize, settings, bench, seeded }: Plan): Promise<Measured> {
-  log('hello-world');
-  const helloServer = await startServer({ kind: 'hello' });
-  const hello = await load(`${helloServer.origin}/`, settings, {}, () => helloServer.waitIdle());
-  await helloServer.stop();
-  log(`  ${Math.round(hello.requestsPerSec)} req/s`);
-
-  const server = await startServer({
-    kind: 'app',
-    databaseUrl: bench.databaseUrl,
-    dataDir: bench.dataDir,
-    poolSize,
-    jwt: BENCH_JWT,
-    licenseKeyHex: BENCH_LICENSE_KEY_HEX,
-  });
+  const hello = await measureHello(settings);
+  const server = await startAppServer(bench, poolSize);
   const auth = { authorization: `Bearer ${seeded.token}` };
   const list = (query: string) => `${server.origin}/api/developer/purchases?${query}`;
   const f = seeded.filtered;

@@ -14,7 +14,6 @@ import {
   analyze,
   type BenchDatabase,
   BENCH_JWT,
-  BENCH_LICENSE_KEY_HEX,
   createBenchDatabase,
   databaseVersion,
   type Figure,
@@ -32,7 +31,8 @@ import {
   type RssGrowth,
   seedInBatches,
   type ServerProcess,
-  startServer,
+  startAppServer,
+  measureHello,
   timed,
   writeReport,
   listFigures,
@@ -361,20 +361,8 @@ async function verifyActivations(bench: BenchDatabase, seeded: Seeded): Promise<
 }
 
 async function measure({ total, deepPage, poolSize, generateRequests, settings, bench, seeded }: Plan): Promise<Measured> {
-  log('hello-world');
-  const helloServer = await startServer({ kind: 'hello' });
-  const hello = await load(`${helloServer.origin}/`, settings, {}, () => helloServer.waitIdle());
-  await helloServer.stop();
-  log(`  ${Math.round(hello.requestsPerSec)} req/s`);
-
-  const server = await startServer({
-    kind: 'app',
-    databaseUrl: bench.databaseUrl,
-    dataDir: bench.dataDir,
-    poolSize,
-    jwt: BENCH_JWT,
-    licenseKeyHex: BENCH_LICENSE_KEY_HEX,
-  });
+  const hello = await measureHello(settings);
+  const server = await startAppServer(bench, poolSize);
   const settle = () => server.waitIdle();
   const auth = { authorization: `Bearer ${seeded.token}` };
   const list = (query: string) => `${server.origin}/api/developer/serials?${query}`;
