@@ -32,7 +32,9 @@ export async function buildTestApp(
     database,
     jwt: TEST_JWT,
     licensing: { encryptionKey: TEST_LICENSE_KEY, rateLimit: options.rateLimit ?? { perIp: 1_000_000, perSerial: 1_000_000 } },
-    mail: { transport: options.mail?.transport ?? new MemoryTransport() },
+    // No background poll: on a shared PostgreSQL database another file's app would otherwise claim this
+    // app's e-mails; each app sends what it queues when it queues it (kick after commit).
+    mail: { transport: options.mail?.transport ?? new MemoryTransport(), pollIntervalMs: 3_600_000 },
   });
   await app.ready();
   return { app, database };
