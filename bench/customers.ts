@@ -34,26 +34,12 @@ import {
   listFigures,
 } from './lib.js';
 import { checkQuiet, machineInfo, revision, withForeignCpu } from './machine.js';
+import { COMMON_TERM, DOMAINS, FIRST, LAST, RARE_AT, RARE_EVERY, RARE_NAME } from './names.js';
 
 const PAGE_SIZE = 50;
 const SEED_BATCH = 50_000;
 const MB = 1024 * 1024;
 
-const FIRST = ['Ann', 'Ben', 'Chloe', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lena', 'Milo', 'Nia', 'Omar', 'Pia', 'Quinn', 'Rosa', 'Sven', 'Tara'];
-const LAST = [
-  'Lee', 'Ortiz', 'Nakamura', 'Smith', 'Okafor', 'Berg', 'Rossi', 'Dubois', 'Kowalski', 'Haddad',
-  'Silva', 'Novak', 'Garcia', 'Jensen', 'Moreau', 'Tanaka', 'Fischer', 'Costa', 'Murphy', 'Ivanova',
-  'Kim', 'Patel', 'Larsen', 'Romano', 'Weber', 'Santos', 'Horvat', 'Nilsson', 'Kaya', 'Byrne',
-  'Mendes', 'Sato', 'Keller', 'Dunn', 'Varga', 'Lund', 'Ferrari', 'Aziz', 'Quinlan', 'Brennan',
-  'Hoffmann', 'Wojcik', 'Castro', 'Ng', 'Olsen', 'Ricci', 'Bauer', 'Reyes', 'Walsh', 'Yilmaz',
-];
-const DOMAINS = ['example.com', 'mail.test', 'studio.test', 'inbox.test'];
-/** A surname given to one customer in 250,000: a search that matches a handful of rows. */
-const RARE_NAME = 'Quixley';
-const RARE_EVERY = 250_000;
-const RARE_AT = 777;
-/** One surname in LAST: a search that matches 2 % of the rows. */
-const COMMON_TERM = 'smith';
 
 const textArray = (values: string[]) => sql`${values}::text[]`;
 

@@ -36,6 +36,7 @@ import {
   writeReport,
 } from './lib.js';
 import { checkQuiet, machineInfo, revision, withForeignCpu } from './machine.js';
+import { COMMON_TERM, DOMAINS, FIRST, LAST, RARE_AT, RARE_EVERY, RARE_NAME } from './names.js';
 
 const PAGE_SIZE = 50;
 /** Orders per seeding statement (about 62,500 items). */
@@ -49,21 +50,6 @@ const MB = 1024 * 1024;
 const SPAN_SECONDS = 3 * 365 * 86_400;
 const offsetLabel = (page: number) => ((page - 1) * PAGE_SIZE).toLocaleString('en-US');
 
-// Customer names as in the customers target: "smith" is one surname in 50 (2 % of the customers, ~20,000 items).
-const FIRST = ['Ann', 'Ben', 'Chloe', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lena', 'Milo', 'Nia', 'Omar', 'Pia', 'Quinn', 'Rosa', 'Sven', 'Tara'];
-const LAST = [
-  'Lee', 'Ortiz', 'Nakamura', 'Smith', 'Okafor', 'Berg', 'Rossi', 'Dubois', 'Kowalski', 'Haddad',
-  'Silva', 'Novak', 'Garcia', 'Jensen', 'Moreau', 'Tanaka', 'Fischer', 'Costa', 'Murphy', 'Ivanova',
-  'Kim', 'Patel', 'Larsen', 'Romano', 'Weber', 'Santos', 'Horvat', 'Nilsson', 'Kaya', 'Byrne',
-  'Mendes', 'Sato', 'Keller', 'Dunn', 'Varga', 'Lund', 'Ferrari', 'Aziz', 'Quinlan', 'Brennan',
-  'Hoffmann', 'Wojcik', 'Castro', 'Ng', 'Olsen', 'Ricci', 'Bauer', 'Reyes', 'Walsh', 'Yilmaz',
-];
-const DOMAINS = ['example.com', 'mail.test', 'studio.test', 'inbox.test'];
-/** A surname given to one customer in 250,000: a search that matches that customer's few items. */
-const RARE_NAME = 'Quixley';
-const RARE_EVERY = 250_000;
-const RARE_AT = 777;
-const COMMON_TERM = 'smith';
 
 const PRODUCTS = [
   { key: 'synth', name: 'Nebula Synth', priceCents: 14900 },

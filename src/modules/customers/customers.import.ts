@@ -1,6 +1,6 @@
 import type { Scope } from '../../platform/auth/scope.js';
 import { type RowError, IMPORT_MAX_BYTES } from '../../platform/import/errors.js';
-import { readEmail, readOptionalBoolean, readOptionalId, readOptionalText, type FieldResult } from '../../platform/import/fields.js';
+import { readEmail, readOptionalBoolean, readOptionalId, readOptionalText, notAnObject, rowErrors } from '../../platform/import/fields.js';
 import type { ProductMapping } from '../products/product-mapping.js';
 
 export { IMPORT_MAX_BYTES };
@@ -34,13 +34,8 @@ export function validateCustomerRow(
   scope: Scope,
   mapping: ProductMapping,
 ): { ok: true; value: ValidCustomerRow } | { ok: false; errors: RowError[] } {
-  if ('__invalid' in raw) return { ok: false, errors: [{ row, field: '', code: 'INVALID_TYPE', message: 'each row must be an object' }] };
-  const errors: RowError[] = [];
-  const take = <T>(field: string, result: FieldResult<T>): T | null => {
-    if (result.ok) return result.value;
-    errors.push({ row, field, code: result.code, message: result.message });
-    return null;
-  };
+  if ('__invalid' in raw) return notAnObject(row);
+  const { errors, take } = rowErrors(row);
   const email = take('email', readEmail(raw.email));
   const firstName = take('firstName', readOptionalText(raw.firstname, 'firstName', 100));
   const lastName = take('lastName', readOptionalText(raw.lastname, 'lastName', 100));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RowError } from '../../platform/import/errors.js';
-import { readEmail, readOptionalId, readOptionalText, type FieldResult } from '../../platform/import/fields.js';
+import { type FieldResult, notAnObject, readEmail, readOptionalId, readOptionalText, rowErrors } from '../../platform/import/fields.js';
 import { serialKey } from '../../platform/ids/codes.js';
 import { CURRENCY, parseMajorUnits } from '../../platform/money/money.js';
 import { normaliseEmail } from '../customers/customers.import.js';
@@ -76,13 +76,8 @@ export function validatePurchaseRow(
   resellers: ReadonlySet<number>,
   now: Date,
 ): { ok: true; value: ValidPurchaseRow } | { ok: false; errors: RowError[] } {
-  if ('__invalid' in raw) return { ok: false, errors: [{ row, field: '', code: 'INVALID_TYPE', message: 'each row must be an object' }] };
-  const errors: RowError[] = [];
-  const take = <T>(field: string, result: FieldResult<T>): T | null => {
-    if (result.ok) return result.value;
-    errors.push({ row, field, code: result.code, message: result.message });
-    return null;
-  };
+  if ('__invalid' in raw) return notAnObject(row);
+  const { errors, take } = rowErrors(row);
   const email = take('email', readEmail(raw.email));
   const firstName = take('firstName', readOptionalText(raw.firstname, 'firstName', 100));
   const lastName = take('lastName', readOptionalText(raw.lastname, 'lastName', 100));

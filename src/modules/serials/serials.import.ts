@@ -1,6 +1,6 @@
 import { normaliseEmail } from '../customers/customers.import.js';
 import type { RowError } from '../../platform/import/errors.js';
-import { readEmail, readOptionalId, readOptionalText, type FieldResult } from '../../platform/import/fields.js';
+import { readEmail, readOptionalId, readOptionalText, notAnObject, rowErrors } from '../../platform/import/fields.js';
 import { serialKey } from '../../platform/ids/codes.js';
 import type { ProductMapping } from '../products/product-mapping.js';
 
@@ -22,12 +22,8 @@ export function validateSerialRow(
   row: number,
   mapping: ProductMapping,
 ): { ok: true; value: ValidSerialRow } | { ok: false; errors: RowError[] } {
-  const errors: RowError[] = [];
-  const take = <T>(field: string, result: FieldResult<T>): T | null => {
-    if (result.ok) return result.value;
-    errors.push({ row, field, code: result.code, message: result.message });
-    return null;
-  };
+  if ('__invalid' in raw) return notAnObject(row);
+  const { errors, take } = rowErrors(row);
   // The export's `serial` column is accepted as the code too.
   const code = take('serialCode', readOptionalText(raw.serialcode ?? raw.serial, 'serialCode', 64));
   if (code === null && !errors.some((e) => e.field === 'serialCode')) {

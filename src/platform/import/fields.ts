@@ -2,6 +2,8 @@
  * Field readers for import rows. JSON rows carry typed values; CSV rows carry
  * text. Each reader accepts both and reports a stable error code.
  */
+import type { RowError } from './errors.js';
+
 export type FieldResult<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
 
 const ok = <T>(value: T): FieldResult<T> => ({ ok: true, value });
@@ -49,3 +51,23 @@ export function readOptionalBoolean(value: unknown, name: string): FieldResult<b
   }
   return fail('INVALID_TYPE', `${name} must be true or false`);
 }
+
+/**
+ * Collects the field errors of one import row: `take` returns a reader's value,
+ * or records its error and returns null, so a row reports every problem at once.
+ */
+export function rowErrors(row: number) {
+  const errors: RowError[] = [];
+  const take = <T>(field: string, result: FieldResult<T>): T | null => {
+    if (result.ok) return result.value;
+    errors.push({ row, field, code: result.code, message: result.message });
+    return null;
+  };
+  return { errors, take };
+}
+
+/** The answer for a row that is not an object (JSON imports); CSV rows always are. */
+export const notAnObject = (row: number) => ({
+  ok: false as const,
+  errors: [{ row, field: '', code: 'INVALID_TYPE', message: 'each row must be an object' }],
+});
