@@ -446,10 +446,6 @@ export async function saveGrantResponse(tx: Tx, scope: Scope, grantId: number, r
     .execute();
 }
 
-export async function setOrderReference(tx: Tx, scope: Scope, orderId: number, reference: string): Promise<void> {
-  await tx.updateTable('orders').set({ reference }).where('workspace_id', '=', scope.workspaceId).where('id', '=', orderId).execute();
-}
-
 /**
  * Sets refunded amounts (from the checkout; this service never refunds) and
  * derives item and order refund status from them.
