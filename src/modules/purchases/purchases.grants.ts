@@ -284,18 +284,16 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
         entitlementIds.push(item.entitlement_id);
         if (item.serial_id !== null) serialIds.push(item.serial_id);
       }
-      if (request.sendEmails) {
-        const serialRecords = new Map((await findSerialRecords(tx, scope, serialIds)).map((s) => [s.product_id, s.code]));
-        for (const p of granting) emails.push(productEmail(p, customer.email, serialRecords.get(p.id) ?? null, request.grantType, endsAt));
-        await enqueueEmails(tx, scope, emails);
-      }
     }
 
-    const [itemRecords, entitlements, serials] = [
-      await repo.findPurchases(tx, scope, itemIds),
-      await repo.findEntitlements(tx, scope, entitlementIds),
-      await findSerialRecords(tx, scope, serialIds),
-    ];
+    const itemRecords = await repo.findPurchases(tx, scope, itemIds);
+    const entitlements = await repo.findEntitlements(tx, scope, entitlementIds);
+    const serials = await findSerialRecords(tx, scope, serialIds);
+    if (request.sendEmails && granting.length > 0) {
+      const codes = new Map(serials.map((s) => [s.product_id, s.code]));
+      for (const p of granting) emails.push(productEmail(p, customer.email, codes.get(p.id) ?? null, request.grantType, endsAt));
+      await enqueueEmails(tx, scope, emails);
+    }
     const createdCount = itemIds.length;
     const result: ManualGrantResult = {
       success: true,
