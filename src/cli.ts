@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { signAccessToken } from './platform/auth/jwt.js';
+import { MAX_TOKEN_LIFETIME_SECONDS, signAccessToken } from './platform/auth/jwt.js';
 import { DataDirLockedError, migrate, openDatabase } from './platform/db/database.js';
 import { findAccount, membershipsOf } from './modules/workspaces/workspaces.repo.js';
 import { seedDemo } from './operator/demo.js';
@@ -61,7 +61,7 @@ async function run(argv: string[]): Promise<void> {
       if (!values.account) throw new UsageError('--account is required');
       if (!jwt.secret) throw new UsageError('token create needs JWT_SECRET; with JWKS_URL tokens come from your identity provider');
       const ttl = values.ttl === undefined ? 3600 : Number(values.ttl);
-      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 31_536_000) throw new UsageError('--ttl must be 1..31536000 seconds');
+      if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TOKEN_LIFETIME_SECONDS) throw new UsageError(`--ttl must be 1..${MAX_TOKEN_LIFETIME_SECONDS} seconds`);
       const account = await findAccount(database.db, values.account);
       if (!account) throw new UsageError(`No account ${values.account}`);
       const memberships = await membershipsOf(database.db, account.id);

@@ -1,4 +1,5 @@
 import { parseKey } from './platform/crypto/sealed.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './platform/http/limits.js';
 
 /**
  * Environment configuration, read and validated once. Every problem is reported
@@ -21,10 +22,35 @@ export interface Config {
   /** Licensing runtime rate limits, requests per minute. */
   licensingRateLimitPerIp: number;
   licensingRateLimitPerSerial: number;
+  licensingRateLimitPerSerialTotal: number;
+  /** Redis for state shared by several instances (rate-limit counters); unset: per process. */
+  redisUrl: string | undefined;
   /** Where outgoing e-mail goes: the log (default), JSON lines in a file under DATA_DIR, or SMTP. */
   mailTransport: 'log' | 'file' | 'smtp';
   mailFrom: string;
   smtpUrl: string | undefined;
+  /** Timeouts and per-address caps of the HTTP server. */
+  httpLimits: HttpLimits;
+  /** Proxies whose X-Forwarded-For is believed: false, true, a hop count, or addresses/CIDRs. */
+  trustProxy: boolean | number | string[];
+  /** Browser origins allowed to call the API (CORS allowlist). */
+  corsOrigins: string[];
+  /** Bearer token for GET /metrics; unset: open. */
+  metricsToken: string | undefined;
+  /** How often the job runner looks for due jobs, and how many it runs at once. */
+  jobsPollIntervalMs: number;
+  jobsConcurrency: number;
+  /** Imports with more rows run as jobs (202); the lease of an import job (renewed while it runs). */
+  importAsyncThreshold: number;
+  importJobLeaseSeconds: number;
+  /** Where delivery files and packages are kept (never public). */
+  storage:
+    | { driver: 'none' }
+    | { driver: 'local'; dir: string }
+    | { driver: 's3'; bucket: string; endpoint: string | undefined; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; prefix: string };
+  fileUploadMaxBytes: number;
+  /** The service's public URL (links, package configuration, OpenAPI servers). */
+  publicBaseUrl: string;
   /** Seed demo data into an empty embedded database on start. */
   demo: boolean;
   production: boolean;
@@ -65,6 +91,16 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, protocols: string[], probl
   return raw;
 }
 
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  if (entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) return entries;
+  problems.push('TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses or CIDR ranges');
+  return false;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const production = env.NODE_ENV === 'production';
@@ -95,6 +131,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (mailTransport === 'smtp' && !smtpUrl) problems.push('MAIL_TRANSPORT=smtp needs SMTP_URL');
   const mailFrom = env.MAIL_FROM || 'Patchbay <no-reply@patchbay.invalid>';
 
+  const d = DEFAULT_HTTP_LIMITS;
+  const httpLimits: HttpLimits = {
+    headersTimeoutMs: intVar(env, 'HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, 1_000, 600_000, problems),
+    bodyTimeoutMs: intVar(env, 'HTTP_BODY_TIMEOUT_MS', d.bodyTimeoutMs, 0, 3_600_000, problems),
+    requestTimeoutMs: intVar(env, 'HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 1_000, 3_600_000, problems),
+    idleTimeoutMs: intVar(env, 'HTTP_IDLE_TIMEOUT_MS', d.idleTimeoutMs, 0, 3_600_000, problems),
+    keepAliveTimeoutMs: intVar(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, 1, 600_000, problems),
+    maxConnectionsPerIp: intVar(env, 'MAX_CONNECTIONS_PER_IP', d.maxConnectionsPerIp, 0, 1_000_000, problems),
+    publicInflightPerIp: intVar(env, 'PUBLIC_INFLIGHT_PER_IP', d.publicInflightPerIp, 0, 1_000_000, problems),
+  };
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
+  const corsOrigins = (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of corsOrigins) {
+    let valid = false;
+    try {
+      const url = new URL(origin);
+      valid = (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === origin.replace(/\/$/, '');
+    } catch {
+      valid = false;
+    }
+    if (!valid) problems.push(`CORS_ORIGINS entries must be origins such as https://console.example.com (got "${origin}")`);
+  }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
+
+  const storageDriver = env.STORAGE_DRIVER || (env.STORAGE_S3_BUCKET ? 's3' : env.STORAGE_DIR || !databaseUrl ? 'local' : 'none');
+  let storage: Config['storage'] = { driver: 'none' };
+  if (storageDriver === 'local') storage = { driver: 'local', dir: env.STORAGE_DIR || `${(env.DATA_DIR || './data').replace(/\/$/, '')}/storage` };
+  else if (storageDriver === 's3') {
+    const endpoint = urlVar(env, 'STORAGE_S3_ENDPOINT', ['https:', 'http:'], problems);
+    if (!env.STORAGE_S3_BUCKET) problems.push('STORAGE_DRIVER=s3 needs STORAGE_S3_BUCKET');
+    storage = {
+      driver: 's3',
+      bucket: env.STORAGE_S3_BUCKET ?? '',
+      endpoint,
+      region: env.STORAGE_S3_REGION || 'us-east-1',
+      accessKeyId: env.STORAGE_S3_ACCESS_KEY_ID || undefined,
+      secretAccessKey: env.STORAGE_S3_SECRET_ACCESS_KEY || undefined,
+      forcePathStyle: (env.STORAGE_S3_FORCE_PATH_STYLE ?? (endpoint ? 'true' : 'false')) === 'true',
+      prefix: env.STORAGE_S3_PREFIX ?? '',
+    };
+  } else if (storageDriver !== 'none') problems.push(`STORAGE_DRIVER must be local, s3 or none (got "${storageDriver}")`);
+  const publicBaseUrl = urlVar(env, 'PUBLIC_BASE_URL', ['https:', 'http:'], problems);
+
   const config: Config = {
     port: intVar(env, 'PORT', 3000, 0, 65535, problems),
     host,
@@ -109,9 +189,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     licenseKeyEncryptionKey,
     licensingRateLimitPerIp: intVar(env, 'LICENSING_RATE_LIMIT_PER_IP', 600, 1, 10_000_000, problems),
     licensingRateLimitPerSerial: intVar(env, 'LICENSING_RATE_LIMIT_PER_SERIAL', 60, 1, 10_000_000, problems),
+    licensingRateLimitPerSerialTotal: intVar(env, 'LICENSING_RATE_LIMIT_PER_SERIAL_TOTAL', 600, 1, 10_000_000, problems),
+    redisUrl: urlVar(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
     mailTransport,
     mailFrom,
     smtpUrl,
+    httpLimits,
+    trustProxy,
+    storage,
+    fileUploadMaxBytes: intVar(env, 'FILE_UPLOAD_MAX_BYTES', 2 * 1024 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems),
+    publicBaseUrl: (publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${env.PORT || 3000}`).replace(/\/$/, ''),
+    corsOrigins,
+    metricsToken,
+    jobsPollIntervalMs: intVar(env, 'JOBS_POLL_INTERVAL_MS', 2_000, 100, 600_000, problems),
+    jobsConcurrency: intVar(env, 'JOBS_CONCURRENCY', 4, 1, 64, problems),
+    importAsyncThreshold: intVar(env, 'IMPORT_ASYNC_THRESHOLD', 10_000, 0, 100_000, problems),
+    importJobLeaseSeconds: intVar(env, 'IMPORT_JOB_LEASE_SECONDS', 60, 5, 3_600, problems),
     demo: demoRaw === '1' || demoRaw === 'true',
     production,
   };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import type { JwtSettings } from './platform/auth/jwt.js';
 import { parseKey } from './platform/crypto/sealed.js';
-import { migrate, openDatabase, type Database } from './platform/db/database.js';
+import { type DbLogger, migrate, openDatabase, type Database } from './platform/db/database.js';
 
 /**
  * Without JWT_SECRET (and outside production) a secret is generated once and
@@ -45,8 +45,8 @@ export function resolveLicenseKeyEncryptionKey(config: Config): Buffer {
   return key;
 }
 
-export async function openMigratedDatabase(config: Config): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize, dataDir: config.dataDir });
+export async function openMigratedDatabase(config: Config, log?: DbLogger): Promise<Database> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize, dataDir: config.dataDir, ...(log ? { log } : {}) });
   try {
     await migrate(database.db);
   } catch (error) {

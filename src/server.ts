@@ -1,39 +1,96 @@
-import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { signAccessToken } from './platform/auth/jwt.js';
-import { DataDirLockedError } from './platform/db/database.js';
-import { countWorkspaces, membershipsOf, findAccount } from './modules/workspaces/workspaces.repo.js';
-import { DEMO_OWNER_EMAIL, seedDemo } from './operator/demo.js';
 import { join } from 'node:path';
+import pino from 'pino';
+import { buildApp } from './app.js';
+import { type Config, loadConfig } from './config.js';
+import { signAccessToken } from './platform/auth/jwt.js';
+import type { Database } from './platform/db/database.js';
+import { loggerOptions } from './platform/http/logging.js';
 import { FileTransport, SmtpTransport } from './platform/mail/transport.js';
+import { openRedis } from './platform/redis/redis.js';
+import { LocalStorage, NoStorage, type PrivateStorage, S3Storage } from './platform/storage/storage.js';
+import { countWorkspaces, findAccount, membershipsOf } from './modules/workspaces/workspaces.repo.js';
+import { DEMO_OWNER_EMAIL, pluginConnectionHints, seedDemo } from './operator/demo.js';
+import { describeStartupFailure } from './operator/startup-errors.js';
 import { openMigratedDatabase, resolveJwtSettings, resolveLicenseKeyEncryptionKey } from './runtime.js';
 
+/** Graceful shutdown gets this long to finish in-flight requests and jobs before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 25_000;
+
+let config: Config | undefined;
+
+function storageOf(c: Config): PrivateStorage {
+  if (c.storage.driver === 'local') return new LocalStorage(c.storage.dir);
+  if (c.storage.driver === 's3') return new S3Storage(c.storage);
+  return new NoStorage();
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig();
+  config = loadConfig();
+  const logger = pino(loggerOptions(config.logLevel));
   const jwt = resolveJwtSettings(config);
-  const database = await openMigratedDatabase(config);
+  const database: Database = await openMigratedDatabase(config, logger);
   const embedded = database.kind === 'pglite';
 
   if (embedded && config.demo && (await countWorkspaces(database.db)) === 0) {
     await seedDemo(database.db, jwt);
   }
 
+  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
   const app = await buildApp({
     database,
     jwt,
     licensing: {
       encryptionKey: resolveLicenseKeyEncryptionKey(config),
-      rateLimit: { perIp: config.licensingRateLimitPerIp, perSerial: config.licensingRateLimitPerSerial },
+      rateLimit: {
+        perIp: config.licensingRateLimitPerIp,
+        perSerial: config.licensingRateLimitPerSerial,
+        perSerialTotal: config.licensingRateLimitPerSerialTotal,
+      },
     },
     mail: {
       from: config.mailFrom,
       ...(config.mailTransport === 'smtp' ? { transport: new SmtpTransport(config.smtpUrl!) } : {}),
       ...(config.mailTransport === 'file' ? { transport: new FileTransport(join(config.dataDir, 'mail')) } : {}),
     },
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    loggerInstance: logger,
+    httpLimits: config.httpLimits,
+    trustProxy: config.trustProxy,
+    redis,
+    corsOrigins: config.corsOrigins,
+    metricsToken: config.metricsToken,
+    processMetrics: true,
+    storage: storageOf(config),
+    fileUploadMaxBytes: config.fileUploadMaxBytes,
+    publicBaseUrl: config.publicBaseUrl,
+    jobs: { pollIntervalMs: config.jobsPollIntervalMs, concurrency: config.jobsConcurrency },
+    imports: { asyncThreshold: config.importAsyncThreshold, leaseSeconds: config.importJobLeaseSeconds },
   });
-  const address = await app.listen({ port: config.port, host: config.host });
 
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new requests; in-flight requests and jobs finish');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    try {
+      await app.close();
+      redis?.disconnect();
+      await database.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
   const lines = [`Patchbay API listening on ${address}`, `API reference: ${address}/docs  (OpenAPI: ${address}/openapi.json)`];
   if (embedded) {
     lines.push(`Embedded database: ${config.dataDir}`);
@@ -45,26 +102,21 @@ async function main(): Promise<void> {
         { accountId: owner.id, workspaceId: membership.workspace_id, ttlSeconds: 12 * 3600 },
       );
       lines.push(`Demo owner token (12 h): ${token}`);
-      lines.push(`Try: curl -H "Authorization: Bearer $TOKEN" ${address}/api/developer/customers`);
+      lines.push(`Paste to use it:  export TOKEN=${token}`);
+      lines.push(`Then try:  curl -H "Authorization: Bearer $TOKEN" ${address}/api/developer/customers`);
+      lines.push(`Connect a plugin (licensing runtime: ${address}/api/licensing/v1):`);
+      for (const hint of await pluginConnectionHints(database.db, membership.workspace_id)) {
+        lines.push(`  ${hint.name}: productAppId ${hint.appId}  serial ${hint.serial ?? '(none available)'}`);
+      }
     }
   }
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
-
-  const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
-    await app.close();
-    await database.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
-    process.stderr.write(`${error.message}\n`);
-  } else {
-    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`${describeStartupFailure(error, { host: config?.host, port: config?.port, databaseUrl: config?.databaseUrl })}\n`);
+  if (config?.logLevel === 'debug' || config?.logLevel === 'trace') {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
   process.exit(1);
 });

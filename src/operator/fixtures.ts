@@ -6,12 +6,26 @@ import { isPermission, WILDCARD } from '../platform/auth/permissions.js';
 import { operatorScope } from '../platform/auth/scope.js';
 import { signAccessToken, type JwtSettings } from '../platform/auth/jwt.js';
 import type { Db } from '../platform/db/database.js';
+import { inTransaction } from '../platform/db/transaction.js';
 import { importCustomers } from '../modules/customers/customers.service.js';
+import { createProduct } from '../modules/products/products.service.js';
+import { createVersion } from '../modules/products/product-versions.js';
+import { importReviews } from '../modules/products/product-reviews.js';
+import { registerExternalFile } from '../modules/products/product-files.service.js';
 import * as workspaces from '../modules/workspaces/workspaces.repo.js';
 import { CHANNELS, PURCHASE_STATUSES, RECORD_TYPES } from '../modules/purchases/purchases.schemas.js';
 import { recordOrderItems } from '../modules/purchases/purchases.service.js';
 
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', isEmail);
+if (!FormatRegistry.Has('uri')) {
+  FormatRegistry.Set('uri', (v) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  });
+}
 if (!FormatRegistry.Has('date-time')) {
   FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)));
 }
@@ -21,7 +35,12 @@ const Key = Type.String({ minLength: 1, maxLength: 100 });
 export const FixtureDocument = Type.Object(
   {
     workspaces: Type.Optional(
-      Type.Array(Type.Object({ key: Key, name: Type.String({ minLength: 1 }), billingEligible: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+      Type.Array(
+        Type.Object(
+          { key: Key, name: Type.String({ minLength: 1 }), billingEligible: Type.Optional(Type.Boolean()), storefrontUrl: Type.Optional(Type.String({ format: 'uri' })) },
+          { additionalProperties: false },
+        ),
+      ),
     ),
     accounts: Type.Optional(
       Type.Array(Type.Object({ key: Key, email: Type.String({ format: 'email' }), emailVerified: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
@@ -51,6 +70,10 @@ export const FixtureDocument = Type.Object(
             priceCents: Type.Optional(Type.Integer({ minimum: 0 })),
             currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
             offlineGraceDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
+            status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('archived')])),
+            storefrontUrl: Type.Optional(Type.String({ format: 'uri' })),
+            currentVersion: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+            description: Type.Optional(Type.String({ maxLength: 5000 })),
           },
           { additionalProperties: false },
         ),
@@ -67,6 +90,7 @@ export const FixtureDocument = Type.Object(
             lastName: Type.Optional(Type.String()),
             products: Type.Optional(Type.Array(Key)),
             marketingConsent: Type.Optional(Type.Boolean()),
+            emailVerified: Type.Optional(Type.Boolean({ description: 'The address was verified for this workspace' })),
           },
           { additionalProperties: false },
         ),
@@ -111,6 +135,7 @@ export const FixtureDocument = Type.Object(
                     priceCents: Type.Optional(Type.Integer({ minimum: 0 })),
                     salePriceCents: Type.Optional(Type.Integer({ minimum: 0 })),
                     refundedCents: Type.Optional(Type.Integer({ minimum: 0 })),
+                    refundedAt: Type.Optional(Type.String({ format: 'date-time' })),
                     recordType: Type.Optional(Type.Union(RECORD_TYPES.map((v) => Type.Literal(v)))),
                     serial: Type.Optional(Key),
                   },
@@ -142,10 +167,60 @@ export const FixtureDocument = Type.Object(
         ),
       ),
     ),
+    versions: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            product: Key,
+            version: Type.String({ minLength: 1, maxLength: 50 }),
+            changelog: Type.Optional(Type.String()),
+            releaseDate: Type.Optional(Type.String({ format: 'date-time' })),
+            isCurrent: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    files: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Type.Optional(Key),
+            product: Key,
+            filename: Type.String({ minLength: 1, maxLength: 255 }),
+            url: Type.String({ format: 'uri', description: 'Fixtures register files hosted elsewhere; uploads go through the API' }),
+            platform: Type.Optional(Type.String()),
+            type: Type.Optional(Type.String()),
+            version: Type.Optional(Type.String()),
+            sizeBytes: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    reviews: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            product: Key,
+            rating: Type.Integer({ minimum: 1, maximum: 5 }),
+            title: Type.Optional(Type.String()),
+            body: Type.Optional(Type.String()),
+            status: Type.Optional(Type.Union([Type.Literal('published'), Type.Literal('pending'), Type.Literal('hidden')])),
+            customer: Type.Optional(Key),
+            customerName: Type.Optional(Type.String()),
+            customerEmail: Type.Optional(Type.String({ format: 'email' })),
+            verified: Type.Optional(Type.Boolean()),
+            createdAt: Type.Optional(Type.String({ format: 'date-time' })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     tokens: Type.Optional(
       Type.Array(
         Type.Object(
-          { key: Key, account: Key, workspace: Key, ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })) },
+          { key: Key, account: Key, workspace: Key, ttlSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 86_400 })) },
           { additionalProperties: false },
         ),
       ),
@@ -169,6 +244,8 @@ export interface FixtureResult {
     /** Order item ids per order key, in the order given. */
     orderItems: Record<string, number[]>;
     serials: Record<string, number>;
+    /** File id per file key. */
+    files: Record<string, string>;
   };
   /** productAppId per product key: what a plugin sends to the licensing runtime. */
   appIds: Record<string, string>;
@@ -198,27 +275,32 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
   }
   if ((doc.tokens?.length ?? 0) > 0 && !jwt.secret) throw new FixtureError('Tokens need JWT_SECRET (tokens from JWKS_URL are issued by the identity provider)');
 
-  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {}, resellers: {}, resellerIds: {}, orders: {}, orderItems: {}, serials: {} };
+  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {}, resellers: {}, resellerIds: {}, orders: {}, orderItems: {}, serials: {}, files: {} };
+  const workspaceOfProduct = new Map<number, number>();
   const appIds: Record<string, string> = {};
   const serialCodes: Record<string, string> = {};
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     for (const w of doc.workspaces ?? []) {
-      ids.workspaces[w.key] = await workspaces.createWorkspace(tx, { name: w.name, billingEligible: w.billingEligible ?? false });
+      ids.workspaces[w.key] = await workspaces.createWorkspace(tx, { name: w.name, billingEligible: w.billingEligible ?? false, storefrontUrl: w.storefrontUrl ?? null });
     }
     for (const a of doc.accounts ?? []) {
       ids.accounts[a.key] = await workspaces.upsertAccount(tx, { email: a.email, emailVerified: a.emailVerified ?? false });
     }
     for (const p of doc.products ?? []) {
-      const product = await workspaces.createProduct(tx, {
-        workspaceId: lookup(ids.workspaces, 'workspace', p.workspace),
+      const product = await createProduct(tx, operatorScope(lookup(ids.workspaces, 'workspace', p.workspace), 0), {
         name: p.name,
+        status: p.status ?? 'active',
         maxActivations: p.maxActivations ?? 3,
         priceCents: p.priceCents ?? 0,
         currency: p.currency ?? 'usd',
-        offlineGraceDays: p.offlineGraceDays,
+        ...(p.offlineGraceDays === undefined ? {} : { offlineGraceDays: p.offlineGraceDays }),
+        ...(p.storefrontUrl === undefined ? {} : { storefrontUrl: p.storefrontUrl }),
+        ...(p.currentVersion === undefined ? {} : { currentVersion: p.currentVersion }),
+        ...(p.description === undefined ? {} : { description: p.description }),
       });
       ids.products[p.key] = product.id;
-      appIds[p.key] = product.appId;
+      appIds[p.key] = product.app_id;
+      workspaceOfProduct.set(product.id, lookup(ids.workspaces, 'workspace', p.workspace));
     }
     for (const m of doc.memberships ?? []) {
       const products = m.products ?? (m.owner ? 'all' : []);
@@ -232,6 +314,7 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
     }
     // Customers go through the import use case so fixtures obey the same rules.
     const byWorkspace = new Map<string, NonNullable<FixtureDocument['customers']>>();
+    const customerAccounts: Record<string, number> = {};
     for (const c of doc.customers ?? []) byWorkspace.set(c.workspace, [...(byWorkspace.get(c.workspace) ?? []), c]);
     for (const [key, customers] of byWorkspace) {
       const workspaceId = lookup(ids.workspaces, 'workspace', key);
@@ -252,10 +335,20 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
         .selectFrom('developer_customers')
         .where('workspace_id', '=', workspaceId)
         .where('email', 'in', customers.map((c) => c.email.trim()))
-        .select(['email', 'account_id'])
+        .select(['id', 'email', 'account_id'])
         .execute();
-      const accountByEmail = new Map(found.map((f) => [f.email.toLowerCase(), f.account_id]));
-      for (const c of customers) if (c.key) ids.customers[c.key] = accountByEmail.get(c.email.trim().toLowerCase())!;
+      const byEmail = new Map(found.map((f) => [f.email.toLowerCase(), f]));
+      const verified = customers.filter((c) => c.emailVerified).map((c) => byEmail.get(c.email.trim().toLowerCase())!.id);
+      if (verified.length > 0) {
+        await tx.updateTable('developer_customers').set({ email_verified: true }).where('workspace_id', '=', workspaceId).where('id', 'in', verified).execute();
+      }
+      for (const c of customers) {
+        if (!c.key) continue;
+        const row = byEmail.get(c.email.trim().toLowerCase())!;
+        // The output names the relationship (the customer_id answers show); rows are wired by account.
+        ids.customers[c.key] = row.id;
+        customerAccounts[c.key] = row.account_id;
+      }
     }
 
     for (const r of doc.resellers ?? []) {
@@ -285,7 +378,7 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
       }
       ids.orders[o.key] = await workspaces.createOrder(tx, {
         workspaceId: lookup(ids.workspaces, 'workspace', o.workspace),
-        customerId: lookup(ids.customers, 'customer', o.customer),
+        customerId: lookup(customerAccounts, 'customer', o.customer),
         reference: o.reference ?? `ORD-${o.key}`,
         status: o.status ?? 'paid',
         totalCents: o.totalCents ?? (o.items ?? []).reduce((sum, i) => sum + (i.salePriceCents ?? i.priceCents ?? 0), 0),
@@ -302,7 +395,7 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
         workspaceId: lookup(ids.workspaces, 'workspace', s.workspace),
         productId: lookup(ids.products, 'product', s.product),
         code: s.code,
-        customerId: s.customer ? lookup(ids.customers, 'customer', s.customer) : null,
+        customerId: s.customer ? lookup(customerAccounts, 'customer', s.customer) : null,
         orderId: s.order ? lookup(ids.orders, 'order', s.order) : null,
         maxActivations: s.maxActivations,
         expiresAt: s.expiresAt ?? null,
@@ -322,7 +415,7 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
         operatorScope(workspaceId, 0),
         {
           orderId: ids.orders[o.key]!,
-          customerId: lookup(ids.customers, 'customer', o.customer),
+          customerId: lookup(customerAccounts, 'customer', o.customer),
           channel: facts.channel,
           provider: facts.provider,
           resellerId: o.reseller ? lookup(ids.resellerIds, 'reseller', o.reseller) : null,
@@ -336,10 +429,57 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
           priceCents: i.priceCents ?? i.salePriceCents ?? 0,
           salePriceCents: i.salePriceCents ?? i.priceCents ?? 0,
           refundedCents: i.refundedCents ?? 0,
+          refundedAt: i.refundedCents ? (i.refundedAt ? new Date(i.refundedAt) : facts.purchasedAt) : null,
           recordType: i.recordType,
           serialId: i.serial ? lookup(ids.serials, 'serial', i.serial) : null,
         })),
       );
+    }
+    // Catalogue content through the same use cases as the API.
+    const productScope = (productKey: string) => {
+      const productId = lookup(ids.products, 'product', productKey);
+      return { productId, scope: operatorScope(workspaceOfProduct.get(productId)!, 0) };
+    };
+    for (const v of doc.versions ?? []) {
+      const { productId, scope } = productScope(v.product);
+      await createVersion(tx, scope, productId, {
+        version: v.version,
+        ...(v.changelog === undefined ? {} : { changelog: v.changelog }),
+        ...(v.releaseDate === undefined ? {} : { releaseDate: v.releaseDate }),
+        ...(v.isCurrent === undefined ? {} : { isCurrent: v.isCurrent }),
+      });
+    }
+    for (const f of doc.files ?? []) {
+      const { productId, scope } = productScope(f.product);
+      const file = await registerExternalFile(tx, scope, productId, {
+        filename: f.filename,
+        url: f.url,
+        ...(f.platform === undefined ? {} : { platform: f.platform }),
+        ...(f.type === undefined ? {} : { type: f.type }),
+        ...(f.version === undefined ? {} : { version: f.version }),
+        ...(f.sizeBytes === undefined ? {} : { sizeBytes: f.sizeBytes }),
+      });
+      if (f.key) ids.files[f.key] = file.id;
+    }
+    const reviewsByProduct = new Map<string, NonNullable<FixtureDocument['reviews']>>();
+    for (const r of doc.reviews ?? []) reviewsByProduct.set(r.product, [...(reviewsByProduct.get(r.product) ?? []), r]);
+    for (const [productKey, reviews] of reviewsByProduct) {
+      const { productId, scope } = productScope(productKey);
+      const emailOf = (customerKey: string) => doc.customers?.find((c) => c.key === customerKey)?.email;
+      await importReviews(tx, scope, productId, {
+        reviews: reviews.map((r) => ({
+          rating: r.rating,
+          ...(r.title === undefined ? {} : { title: r.title }),
+          ...(r.body === undefined ? {} : { body: r.body }),
+          ...(r.status === undefined ? {} : { status: r.status }),
+          ...(r.customerName === undefined ? {} : { customerName: r.customerName }),
+          ...((r.customerEmail ?? (r.customer ? emailOf(r.customer) : undefined)) === undefined
+            ? {}
+            : { customerEmail: r.customerEmail ?? emailOf(r.customer!) }),
+          ...(r.verified === undefined ? {} : { verified: r.verified }),
+          ...(r.createdAt === undefined ? {} : { createdAt: r.createdAt }),
+        })),
+      });
     }
   });
 

@@ -17,6 +17,23 @@ export class InvalidTokenError extends Error {}
 const ASYMMETRIC = ['RS256', 'ES256', 'EdDSA'];
 const MAX_ID = 2147483647;
 
+/** Clocks of the issuer and this service may disagree by this much (seconds), no more. */
+export const CLOCK_SKEW_SECONDS = 60;
+/** The longest lifetime (exp − iat) an access token may have: 30 days. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 30 * 86_400;
+
+/**
+ * `iat` is required and may not lie in the future beyond the clock skew (a token "issued
+ * tomorrow" is forged or from a broken clock), and `exp − iat` is bounded, so a leaked token
+ * with `exp` far away is not valid forever.
+ */
+function checkTimes(payload: JWTPayload, nowSeconds: number): void {
+  const { iat, exp } = payload;
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new InvalidTokenError('iat is required');
+  if (iat > nowSeconds + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('iat is in the future');
+  if (typeof exp !== 'number' || exp - iat > MAX_TOKEN_LIFETIME_SECONDS) throw new InvalidTokenError('token lifetime exceeds the maximum');
+}
+
 function claimsOf(payload: JWTPayload): TokenClaims {
   const sub = payload.sub;
   // Ids are PostgreSQL integers: anything outside their range cannot name an account or workspace.
@@ -35,7 +52,7 @@ function claimsOf(payload: JWTPayload): TokenClaims {
 export function createTokenVerifier(settings: JwtSettings): (token: string) => Promise<TokenClaims> {
   const secret = settings.secret ? new TextEncoder().encode(settings.secret) : undefined;
   const jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl)) : undefined;
-  const common = { issuer: settings.issuer, audience: settings.audience, requiredClaims: ['exp', 'sub'] };
+  const common = { issuer: settings.issuer, audience: settings.audience, requiredClaims: ['exp', 'iat', 'sub'] };
   return async (token) => {
     try {
       let alg: unknown;
@@ -46,10 +63,12 @@ export function createTokenVerifier(settings: JwtSettings): (token: string) => P
       }
       if (alg === 'HS256' && secret) {
         const { payload } = await jwtVerify(token, secret, { ...common, algorithms: ['HS256'] });
+        checkTimes(payload, Math.floor(Date.now() / 1000));
         return claimsOf(payload);
       }
       if (typeof alg === 'string' && ASYMMETRIC.includes(alg) && jwks) {
         const { payload } = await jwtVerify(token, jwks, { ...common, algorithms: ASYMMETRIC });
+        checkTimes(payload, Math.floor(Date.now() / 1000));
         return claimsOf(payload);
       }
       throw new InvalidTokenError('unsupported token algorithm');

@@ -1,16 +1,22 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { AppError, CommonErrors, defineErrors, forbidden } from '../http/errors.js';
+import { AppError, CommonErrors, defineErrors, forbidden, type CodesOf, type ErrorSpec } from '../http/errors.js';
 import { type TokenClaims, InvalidTokenError } from './jwt.js';
 import type { Permission } from './permissions.js';
 import { createScope, hasPermission, type Scope } from './scope.js';
 
-export const AuthErrors = defineErrors({
+const authErrorsSpecs = {
   WORKSPACE_REQUIRED: { status: 400, title: 'No workspace selected' },
   WORKSPACE_ACCESS_DENIED: { status: 403, title: 'Not a member of this workspace' },
   ALL_PRODUCTS_SCOPE_REQUIRED: { status: 403, title: 'This action needs all-products workspace access' },
-});
+} as const satisfies Record<string, ErrorSpec>;
+export const AuthErrors = defineErrors(authErrorsSpecs);
+
+declare module '../http/errors.js' {
+  interface ErrorCodeRegistry extends CodesOf<typeof authErrorsSpecs> {}
+}
 
 /**
  * Every route declares one. `permission` is checked before the handler runs;
@@ -19,7 +25,14 @@ export const AuthErrors = defineErrors({
  */
 export type RoutePolicy =
   | { auth: 'public' }
-  | { auth: 'account'; permission: Permission | null; recordPermission?: Permission; allProducts?: boolean };
+  | {
+      auth: 'account';
+      permission: Permission | null;
+      recordPermission?: Permission;
+      allProducts?: boolean;
+      /** The path parameter naming a product: a product outside the caller's assignment answers 404 here. */
+      product?: string;
+    };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -42,13 +55,19 @@ export interface RouteEntry {
 
 /** Routes owned by documentation plugins, which cannot carry our route config. */
 const DOC_ROUTE = /^\/docs(\/|$)/;
+const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export function requireScope(request: FastifyRequest): Scope {
   if (!request.scope) throw new AppError(CommonErrors.UNAUTHENTICATED, 'Authentication required');
   return request.scope;
 }
 
-async function loadScope(db: Db, accountId: number, workspaceId: number): Promise<Scope | null> {
+/**
+ * The scope of a workspace member as it is now, or null for a non-member. Used per request by
+ * the policy hook, and by jobs that act for a member later (an import queued by them): they
+ * get the member's access at the time they run.
+ */
+export async function scopeOfMember(db: Db, accountId: number, workspaceId: number): Promise<Scope | null> {
   const row = await db
     .selectFrom('memberships as m')
     .where('m.workspace_id', '=', workspaceId)
@@ -81,12 +100,15 @@ export function registerPolicy(app: FastifyInstance, db: Db, verify: (token: str
   app.decorate('routeCatalog', catalog);
 
   app.addHook('onRoute', (route) => {
-    if (DOC_ROUTE.test(route.url) || route.url === '/openapi.json') {
+    // Documentation plugins' routes, and the CORS plugin's catch-all preflight route, carry no config of ours.
+    if (DOC_ROUTE.test(route.url) || route.url === '/openapi.json' || (route.method === 'OPTIONS' && route.url === '*')) {
       route.config = { ...(route.config ?? {}), policy: { auth: 'public' } } as typeof route.config;
       return;
     }
     const policy = route.config?.policy;
     if (!policy) throw new Error(`Route ${route.method} ${route.url} declares no access policy`);
+    // A route that documents no query parameters accepts none: an unknown parameter is a 400, as on the lists.
+    if (!route.schema?.querystring) route.schema = { ...(route.schema ?? {}), querystring: NoQuery };
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') catalog.push({ method, url: route.url, policy });
     }
@@ -117,10 +139,15 @@ export function registerPolicy(app: FastifyInstance, db: Db, verify: (token: str
     }
     if (workspaceId === null) throw new AppError(AuthErrors.WORKSPACE_REQUIRED, 'Send X-Workspace-Id or use a token with a workspace');
 
-    const scope = await loadScope(db, claims.accountId, workspaceId);
+    const scope = await scopeOfMember(db, claims.accountId, workspaceId);
     if (!scope) throw new AppError(AuthErrors.WORKSPACE_ACCESS_DENIED, 'The account is not a member of the selected workspace');
     request.scope = scope;
 
+    if (policy.product && scope.products !== 'all') {
+      const productId = Number((request.params as Record<string, unknown>)[policy.product]);
+      // Unassigned products do not exist for this member: 404 before anything else is said.
+      if (!scope.products.has(productId)) throw new AppError(CommonErrors.NOT_FOUND, 'Product not found');
+    }
     if (policy.permission && !hasPermission(scope, policy.permission)) throw forbidden(policy.permission);
     if (policy.allProducts && scope.products !== 'all') {
       throw new AppError(AuthErrors.ALL_PRODUCTS_SCOPE_REQUIRED, 'This action needs access to all products of the workspace');

@@ -1,5 +1,6 @@
-import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { pipeline, Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
+import { textProblem } from '../http/text-hygiene.js';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { neutraliseCell } from './neutralise.js';
 
@@ -61,7 +62,16 @@ export function normaliseHeader(name: string): string {
   return name.toLowerCase().replace(/[\s_\-]/g, '');
 }
 
-export class CsvFormatError extends Error {}
+/** The file is not parseable CSV; `line` (1-based, the header is line 1) and `column` when known. */
+export class CsvFormatError extends Error {
+  constructor(
+    message: string,
+    readonly line?: number,
+    readonly column?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Parses a CSV stream into records keyed by normalised header; stops at `maxRows`. */
 export async function* parseCsvRecords(input: NodeJS.ReadableStream, maxRows: number): AsyncGenerator<Record<string, string>> {
@@ -72,21 +82,43 @@ export async function* parseCsvRecords(input: NodeJS.ReadableStream, maxRows: nu
     trim: true,
     relax_column_count: true,
     max_record_size: 64 * 1024,
+    info: true,
   });
-  input.pipe(parser);
-  input.on('error', (error) => parser.destroy(error));
+  // An upload that is cut off (the part stream is destroyed without ending, possibly before we
+  // even see it) must fail the parser instead of leaving it waiting for more input forever.
+  const source = input as Readable;
+  if (source.destroyed && !source.readableEnded) throw new TruncatedInputError();
+  source.once('close', () => {
+    if (!source.readableEnded) parser.destroy(new TruncatedInputError());
+  });
+  pipeline(source, parser, () => undefined);
   let count = 0;
   try {
-    for await (const record of parser) {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       count += 1;
       if (count > maxRows) throw new CsvTooManyRowsError(maxRows);
-      yield record as Record<string, string>;
+      for (const [column, cell] of Object.entries(record)) {
+        const problem = typeof cell === 'string' ? textProblem(cell) : null;
+        if (problem) throw new CsvFormatError(`The cell in column "${column}" on line ${info.lines} ${problem}`, info.lines, column);
+      }
+      yield record;
     }
   } catch (error) {
-    if (error instanceof CsvTooManyRowsError) throw error;
-    const code = (error as { code?: string }).code;
-    if (typeof code === 'string' && code.startsWith('CSV_')) throw new CsvFormatError((error as Error).message);
+    if (error instanceof CsvTooManyRowsError || error instanceof CsvFormatError) throw error;
+    if (error instanceof TruncatedInputError || (error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') throw new TruncatedInputError();
+    // Every parser error is the file's fault (the parser names them with codes that do not all share a prefix).
+    if (error instanceof CsvError) {
+      const e = error as CsvError & { lines?: number; column?: string | number };
+      throw new CsvFormatError(error.message, e.lines, e.column === undefined || e.column === null ? undefined : String(e.column));
+    }
     throw error;
+  }
+}
+
+/** The input stream ended before the file did (a cut-off upload). */
+export class TruncatedInputError extends Error {
+  constructor() {
+    super('The upload ended before the file was complete');
   }
 }
 

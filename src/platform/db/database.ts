@@ -1,28 +1,26 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
-import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
-import lockfile from 'proper-lockfile';
 import { migrations } from '../../migrations/index.js';
+import { acquireDirLock, DataDirLockedError } from './dir-lock.js';
+import { PGliteThread, PGliteThreadDialect } from './pglite-thread.js';
 import type { DB } from './schema.js';
 
+export { DataDirLockedError };
+
 export type Db = Kysely<DB>;
+
+/** What the database layer reports: connection faults are logged, never thrown at the process. */
+export interface DbLogger {
+  warn(obj: Record<string, unknown>, msg: string): void;
+}
 
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** The PostgreSQL pool (server mode), for pool metrics. */
+  pool?: pg.Pool;
   close(): Promise<void>;
-}
-
-export class DataDirLockedError extends Error {
-  constructor(dir: string) {
-    super(
-      `The embedded database in "${dir}" is in use by another Patchbay process. ` +
-        'PGlite is single-process: stop the other process (server or CLI) or point DATA_DIR elsewhere.',
-    );
-    this.name = 'DataDirLockedError';
-  }
 }
 
 export interface DatabaseOptions {
@@ -30,43 +28,54 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Embedded database directory; `null` keeps it in memory (tests). */
   dataDir: string | null;
+  log?: DbLogger;
+  /** Sees the SQL of every statement (diagnostics and tests). */
+  onQuery?: (sql: string) => void;
 }
 
 // Our ids are `integer`; bigint only appears in counts and the audit log, always far below 2^53.
 const parseBigint = (value: string) => Number(value);
 
-async function openPglite(dataDir: string | null): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  let release: (() => Promise<void>) | undefined;
+async function openPglite(dataDir: string | null, onQuery?: (sql: string) => void): Promise<Database> {
+  let release: (() => void) | undefined;
   let location = 'memory://';
   if (dataDir !== null) {
     const dir = path.resolve(dataDir);
-    fs.mkdirSync(dir, { recursive: true });
-    try {
-      release = await lockfile.lock(dir, { lockfilePath: path.join(dir, '.patchbay.lock'), stale: 15_000, update: 5_000 });
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ELOCKED') throw new DataDirLockedError(dir);
-      throw error;
-    }
+    release = acquireDirLock(dir);
     location = path.join(dir, 'pgdata');
   }
-  const pglite = await PGlite.create(location, { extensions: { pg_trgm }, parsers: { 20: parseBigint } });
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+  let thread: PGliteThread;
+  try {
+    thread = await PGliteThread.start(location);
+  } catch (error) {
+    release?.();
+    throw error;
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteThreadDialect(thread), ...queryLog(onQuery) });
   return {
     db,
     kind: 'pglite',
     async close() {
       await db.destroy();
-      await release?.();
+      release?.();
     },
   };
 }
 
-function openPostgres(url: string, poolSize: number): Database {
+/** A client-side description of a connection error: no backend pid, keys or packet internals. */
+export function describeDbError(error: unknown): { code?: string; message: string } {
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  return typeof e?.code === 'string' ? { code: e.code, message } : { message };
+}
+
+function openPostgres(url: string, poolSize: number, log: DbLogger | undefined, onQuery?: (sql: string) => void): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // A connection that cannot be made within this time fails the request (503 on /readyz) instead of queueing forever.
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
     // Our queries are short OLTP statements; JIT compilation only ever added latency to them.
     // Random reads cost about what sequential ones do on SSD storage; with the default (4) the
     // planner chose sequential scans of 1,000,000-row tables over index lookups during imports.
@@ -76,14 +85,24 @@ function openPostgres(url: string, poolSize: number): Database {
         oid === 20 ? parseBigint : pg.types.getTypeParser(oid, format as 'text'),
     } as pg.CustomTypesConfig,
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  // A server restart, failover, pg_terminate_backend or a proxy's idle timeout ends connections.
+  // pg reports that as an 'error' event, which would end the process if nobody listened: log it;
+  // the broken client is discarded (an idle one by the pool, a busy one when it is released, because
+  // it is no longer queryable) and the next request opens a fresh connection.
+  const onError = (error: unknown) => log?.warn({ db: describeDbError(error) }, 'database connection lost; it will be replaced');
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...queryLog(onQuery) });
+  return { db, kind: 'postgres', pool, close: () => db.destroy() };
 }
+
+const queryLog = (onQuery: ((sql: string) => void) | undefined) =>
+  onQuery ? { log: (event: { query: { sql: string } }) => onQuery(event.query.sql) } : {};
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : openPglite(options.dataDir);
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.log, options.onQuery)
+    : openPglite(options.dataDir, options.onQuery);
 }
 
 const provider: MigrationProvider = {

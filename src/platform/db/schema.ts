@@ -17,6 +17,7 @@ export interface WorkspacesTable {
   id: Generated<number>;
   name: string;
   billing_eligible: Generated<boolean>;
+  storefront_url: Generated<string | null>;
   created_at: CreatedAt;
 }
 
@@ -44,8 +45,16 @@ export interface ProductsTable {
   max_activations: Generated<number>;
   price_cents: Generated<number>;
   currency: Generated<string>;
+  status: Generated<ProductStatus>;
+  storefront_url: string | null;
+  current_version: string | null;
+  description: string | null;
+  downloads_total: Generated<number>;
   created_at: CreatedAt;
+  updated_at: UpdatedAt;
 }
+
+export type ProductStatus = 'draft' | 'active' | 'archived';
 
 export interface DeveloperCustomersTable {
   id: Generated<number>;
@@ -61,6 +70,8 @@ export interface DeveloperCustomersTable {
   updated_at: UpdatedAt;
   removed_at: Timestamp | null;
   removal_reason: string | null;
+  /** Verified for this workspace (never the global account's state). */
+  email_verified: Generated<boolean>;
 }
 
 export interface CustomerProductsTable {
@@ -130,6 +141,7 @@ export interface OrderItemsTable {
   external_reference: string | null;
   serial_id: number | null;
   purchased_at: Date | string;
+  refunded_at: Date | string | null;
   created_at: CreatedAt;
 }
 
@@ -163,20 +175,25 @@ export interface EntitlementsTable {
   created_at: CreatedAt;
 }
 
-export interface EmailOutboxTable {
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface JobsTable {
   id: Generated<number>;
-  workspace_id: number;
+  queue: Generated<string>;
   kind: string;
-  recipient: string;
-  subject: string;
-  body_text: string;
-  data: ColumnType<unknown, string | undefined, never>;
-  status: Generated<'pending' | 'sent' | 'failed'>;
+  workspace_id: number | null;
+  payload: ColumnType<unknown, string | undefined, string>;
+  state: Generated<JobState>;
+  run_after: Generated<Date>;
   attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  lease_until: Date | null;
+  locked_by: string | null;
   last_error: string | null;
-  next_attempt_at: Generated<Date>;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: CreatedAt;
-  sent_at: Date | null;
+  updated_at: UpdatedAt;
+  finished_at: Date | null;
 }
 
 export type SerialStatus = 'available' | 'redeemed' | 'suspended' | 'deactivated' | 'revoked';
@@ -225,6 +242,7 @@ export interface SerialEventsTable {
   id: Generated<number>;
   workspace_id: number;
   serial_id: number;
+  product_id: number;
   action: string;
   actor_type: 'developer' | 'runtime' | 'system';
   actor_account_id: number | null;
@@ -273,6 +291,140 @@ export interface AuditLogTable {
   created_at: CreatedAt;
 }
 
+export interface IdempotencyKeysTable {
+  owner: string;
+  key: string;
+  fingerprint: string;
+  state: Generated<'running' | 'done'>;
+  status: number | null;
+  headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  body: string | null;
+  created_at: CreatedAt;
+  locked_until: Date | string;
+  expires_at: Date | string;
+}
+
+export type ImportKind = 'customers' | 'serials' | 'purchases';
+
+export interface ImportsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  account_id: number;
+  kind: ImportKind;
+  state: Generated<'queued' | 'running' | 'succeeded' | 'failed'>;
+  source: string;
+  total_rows: number;
+  processed_rows: Generated<number>;
+  imported_count: number | null;
+  inserted_count: number | null;
+  failed_count: number | null;
+  errors: ColumnType<unknown, string | null | undefined, string | null>;
+  failure: string | null;
+  input: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface ProductFilesTable {
+  id: string;
+  workspace_id: number;
+  product_id: number;
+  filename: string;
+  platform: string;
+  type: string;
+  version: string | null;
+  managed: boolean;
+  storage_key: string | null;
+  external_url: string | null;
+  content_type: string | null;
+  size_bytes: number | null;
+  sha256: string | null;
+  download_count: Generated<number>;
+  uploaded_by: number | null;
+  uploaded_at: Generated<Date>;
+}
+
+export interface ProductVersionsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  product_id: number;
+  version: string;
+  changelog: Generated<string>;
+  release_date: Date | string | null;
+  is_current: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type ReviewStatus = 'published' | 'pending' | 'hidden';
+
+export interface ProductReviewsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  product_id: number;
+  account_id: number | null;
+  rating: number;
+  title: Generated<string>;
+  body: Generated<string>;
+  status: Generated<ReviewStatus>;
+  customer_name: string | null;
+  customer_email: string | null;
+  imported: Generated<boolean>;
+  verified: Generated<boolean>;
+  external_id: string | null;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: UpdatedAt;
+}
+
+export type ProductEnvironment = 'live' | 'test';
+
+export interface ProductCredentialsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  product_id: number;
+  environment: ProductEnvironment;
+  app_id: string;
+  last_request_at: Date | null;
+  last_plugin_connection_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface ProductKeysTable {
+  id: Generated<number>;
+  workspace_id: number;
+  credential_id: number;
+  key_hash: string;
+  key_sealed: string;
+  sealed_with: string;
+  preview: string;
+  status: Generated<'active' | 'retiring' | 'revoked'>;
+  accepted_until: Date | string | null;
+  created_at: CreatedAt;
+}
+
+export interface ProductEventsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  product_id: number;
+  kind: string;
+  actor_account_id: number | null;
+  data: ColumnType<Record<string, unknown>, string | undefined, never>;
+  occurred_at: Generated<Date>;
+}
+
+export interface ProductSalesDailyTable {
+  workspace_id: number;
+  product_id: number;
+  day: ColumnType<string, string, string>;
+  currency: string;
+  orders: number;
+  units: number;
+  gross_cents: number;
+  refunds_cents: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -288,7 +440,16 @@ export interface DB {
   order_items: OrderItemsTable;
   manual_grants: ManualGrantsTable;
   entitlements: EntitlementsTable;
-  email_outbox: EmailOutboxTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  imports: ImportsTable;
+  product_files: ProductFilesTable;
+  product_versions: ProductVersionsTable;
+  product_reviews: ProductReviewsTable;
+  product_credentials: ProductCredentialsTable;
+  product_keys: ProductKeysTable;
+  product_events: ProductEventsTable;
+  product_sales_daily: ProductSalesDailyTable;
   serials: SerialsTable;
   serial_activations: SerialActivationsTable;
   serial_events: SerialEventsTable;

@@ -1,30 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, CommonErrors, errorCatalogue, type FieldError } from './errors.js';
+import { isDatabaseUnavailable } from '../db/db-errors.js';
+import { StorageUnavailableError, storageRequired } from '../storage/storage.js';
+import { AppError, CommonErrors, errorCatalogue, type ErrorCode, type FieldError } from './errors.js';
+import { findIllFormedText } from './text-hygiene.js';
 
 const PROBLEM_TYPE_BASE = 'https://patchbay.dev/problems/';
+
+function problemBody(code: ErrorCode, detail: string, requestId: string, extra: { errors?: unknown[]; body?: Record<string, unknown> } = {}) {
+  const spec = errorCatalogue().get(code) ?? { status: 500, title: 'Internal error' };
+  return {
+    type: PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-'),
+    title: spec.title,
+    status: spec.status,
+    detail,
+    code,
+    requestId,
+    ...(extra.errors ? { errors: extra.errors } : {}),
+    ...extra.body,
+  };
+}
 
 export function sendProblem(
   reply: FastifyReply,
   request: FastifyRequest,
-  code: string,
+  code: ErrorCode,
   detail: string,
   extra: { errors?: unknown[]; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
 ) {
-  const spec = errorCatalogue().get(code) ?? { status: 500, title: 'Internal error' };
+  const body = problemBody(code, detail, String(request.id), extra);
   if (extra.headers) reply.headers(extra.headers);
-  return reply
-    .code(spec.status)
-    .type('application/problem+json; charset=utf-8')
-    .send({
-      type: PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-'),
-      title: spec.title,
-      status: spec.status,
-      detail,
-      code,
-      requestId: String(request.id),
-      ...(extra.errors ? { errors: extra.errors } : {}),
-      ...extra.body,
-    });
+  return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body);
+}
+
+/**
+ * A complete HTTP/1.1 problem response for writing on a raw socket, where there is no reply
+ * object (parser errors, a body that never arrived); the connection is closed after it.
+ */
+export function problemResponse(code: ErrorCode, detail: string): string {
+  const requestId = randomUUID();
+  const body = JSON.stringify(problemBody(code, detail, requestId));
+  const spec = errorCatalogue().get(code)!;
+  return (
+    `HTTP/1.1 ${spec.status} ${spec.title}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (headers over the limit, a request
+ * that did not arrive in time, bytes that are not HTTP): answered on the raw socket, still as
+ * problem+json with a request id, then the connection is closed.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [CommonErrors.HEADERS_TOO_LARGE, 'The request headers exceed 16 KiB']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [CommonErrors.REQUEST_TIMEOUT, 'The request was not received in time']
+        : [CommonErrors.BAD_REQUEST, 'The request is not valid HTTP'];
+  this.log.debug({ err: { code: error.code, message: error.message } }, 'client error');
+  if (socket.writable) socket.write(problemResponse(code, detail));
+  socket.destroy();
+}
+
+/** Router-level failures (a path parameter over the length limit, an undecodable URL). */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendProblem(reply, request, CommonErrors.URI_TOO_LONG, 'A path parameter exceeds the length limit');
+  return sendProblem(reply, request, CommonErrors.BAD_REQUEST, 'The request URL cannot be decoded');
+}
+
+// busboy's messages for a body that is not valid multipart (it gives them no codes).
+const MULTIPART_FORMAT = /^(Multipart: Boundary not found|Malformed part header|Unexpected end of (form|file)|Part terminated early|Malformed urlencoded form|Unexpected end of multipart data)/i;
+
+export function isMalformedMultipart(error: unknown): boolean {
+  const message = (error as { message?: unknown })?.message;
+  return typeof message === 'string' && MULTIPART_FORMAT.test(message);
 }
 
 interface ValidationItem {
@@ -47,7 +100,7 @@ function validationErrors(error: FastifyError): FieldError[] {
 }
 
 /** Maps PostgreSQL SQLSTATEs that are the client's concern; everything else is a 500. */
-function databaseProblem(error: unknown): { code: string; detail: string } | null {
+function databaseProblem(error: unknown): { code: ErrorCode; detail: string } | null {
   const sqlState = (error as { code?: unknown })?.code;
   if (typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState)) return null;
   if (sqlState === '23505') return { code: CommonErrors.CONFLICT, detail: 'A record with the same unique value already exists' };
@@ -55,7 +108,7 @@ function databaseProblem(error: unknown): { code: string; detail: string } | nul
   return null;
 }
 
-const FASTIFY_CODES: Record<string, string> = {
+const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: CommonErrors.UNSUPPORTED_MEDIA_TYPE,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: CommonErrors.VALIDATION_FAILED,
   FST_ERR_CTP_EMPTY_JSON_BODY: CommonErrors.MALFORMED_JSON,
@@ -70,6 +123,14 @@ const FASTIFY_CODES: Record<string, string> = {
 };
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  // Text that PostgreSQL cannot store (NUL) or that is not Unicode (unpaired surrogates) is refused
+  // here, for every route, before validation and long before any query.
+  app.addHook('preValidation', async (request) => {
+    const found =
+      findIllFormedText(request.params, 'params') ?? findIllFormedText(request.query, 'querystring') ?? findIllFormedText(request.body, 'body');
+    if (found) throw new AppError(CommonErrors.INVALID_TEXT, `${found.path} ${found.message}`, { errors: [found] });
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       return sendProblem(reply, request, error.code, error.message, error.extra);
@@ -78,6 +139,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, request, CommonErrors.VALIDATION_FAILED, 'The request does not match the documented schema', {
         errors: validationErrors(error),
       });
+    }
+    if (isMalformedMultipart(error)) return sendProblem(reply, request, CommonErrors.MALFORMED_MULTIPART, error.message);
+    if (error instanceof StorageUnavailableError) {
+      request.log.warn({ storage: error.message }, 'private storage unavailable');
+      const problem = storageRequired(error);
+      return sendProblem(reply, request, problem.code, problem.message, { headers: { 'retry-after': '30' } });
     }
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (mapped) return sendProblem(reply, request, mapped, error.message);
@@ -89,6 +156,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const db = databaseProblem(error);
     if (db) return sendProblem(reply, request, db.code, db.detail);
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ db: { code: (error as { code?: string }).code, message: error.message } }, 'database unavailable');
+      return sendProblem(reply, request, CommonErrors.SERVICE_UNAVAILABLE, 'The database is unreachable; retry shortly', { headers: { 'retry-after': '2' } });
+    }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       const code = error.statusCode === 413 ? CommonErrors.PAYLOAD_TOO_LARGE : error.statusCode === 415 ? CommonErrors.UNSUPPORTED_MEDIA_TYPE : CommonErrors.VALIDATION_FAILED;
       return sendProblem(reply, request, code, error.message);

@@ -9,6 +9,16 @@ export interface ErrorSpec {
 
 const catalogue = new Map<string, ErrorSpec>();
 
+/**
+ * Every error code of the service, as a closed type: each module that defines codes adds them
+ * here by declaration merging (`interface ErrorCodeRegistry extends CodesOf<typeof specs> {}`),
+ * so `new AppError('NOT_FUOND')` does not compile.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ErrorCodeRegistry extends CodesOf<typeof commonSpecs> {}
+export type ErrorCode = Extract<keyof ErrorCodeRegistry, string>;
+export type CodesOf<T> = { readonly [K in keyof T]: true };
+
 export function defineErrors<const T extends Record<string, ErrorSpec>>(specs: T): { [K in keyof T]: K } {
   const codes = {} as { [K in keyof T]: K };
   for (const [code, spec] of Object.entries(specs)) {
@@ -23,25 +33,32 @@ export function defineErrors<const T extends Record<string, ErrorSpec>>(specs: T
   return codes;
 }
 
-export function errorCatalogue(): ReadonlyMap<string, ErrorSpec> {
-  return catalogue;
+export function errorCatalogue(): ReadonlyMap<ErrorCode, ErrorSpec> {
+  return catalogue as ReadonlyMap<ErrorCode, ErrorSpec>;
 }
 
-export const CommonErrors = defineErrors({
+const commonSpecs = {
   VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
   MALFORMED_JSON: { status: 400, title: 'Request body is not valid JSON' },
+  MALFORMED_MULTIPART: { status: 400, title: 'Request body is not valid multipart/form-data' },
+  INVALID_TEXT: { status: 400, title: 'Text contains characters that cannot be stored' },
+  BAD_REQUEST: { status: 400, title: 'Malformed HTTP request' },
   UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
   FORBIDDEN: { status: 403, title: 'Permission denied' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
   CONFLICT: { status: 409, title: 'Conflict with the current state' },
   SERIALIZATION_FAILURE: { status: 409, title: 'Concurrent update; retry the request' },
+  REQUEST_TIMEOUT: { status: 408, title: 'The request was not received in time' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  URI_TOO_LONG: { status: 414, title: 'Request URL too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported content type' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   INTERNAL: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
-});
+} as const satisfies Record<string, ErrorSpec>;
+export const CommonErrors = defineErrors(commonSpecs);
 
 export interface FieldError {
   path: string;
@@ -52,7 +69,7 @@ export interface FieldError {
 export class AppError extends Error {
   readonly status: number;
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly detail?: string,
     readonly extra: { errors?: unknown[]; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
   ) {

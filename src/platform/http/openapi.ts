@@ -45,7 +45,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       return { schema: transformed as typeof schema, url };
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The API's own policy forbids everything; the reference page needs its scripts and styles.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'",
+  });
   app.get(
     '/openapi.json',
     { schema: { hide: true }, config: { policy: { auth: 'public' } } },

@@ -2,12 +2,12 @@
  * Field readers for import rows. JSON rows carry typed values; CSV rows carry
  * text. Each reader accepts both and reports a stable error code.
  */
-import type { RowError } from './errors.js';
+import type { RowError, RowErrorCode } from './errors.js';
 
-export type FieldResult<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+export type FieldResult<T> = { ok: true; value: T } | { ok: false; code: RowErrorCode; message: string };
 
 const ok = <T>(value: T): FieldResult<T> => ({ ok: true, value });
-const fail = (code: string, message: string): FieldResult<never> => ({ ok: false, code, message });
+const fail = (code: RowErrorCode, message: string): FieldResult<never> => ({ ok: false, code, message });
 
 // Same shape as the `email` format of ajv-formats; the database normalises case.
 const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
@@ -67,7 +67,7 @@ export function rowErrors(row: number) {
 }
 
 /** The answer for a row that is not an object (JSON imports); CSV rows always are. */
-export const notAnObject = (row: number) => ({
-  ok: false as const,
+export const notAnObject = (row: number): { ok: false; errors: RowError[] } => ({
+  ok: false,
   errors: [{ row, field: '', code: 'INVALID_TYPE', message: 'each row must be an object' }],
 });

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords } from '../csv/stream.js';
+import { CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords, TruncatedInputError } from '../csv/stream.js';
 import { AppError, CommonErrors } from '../http/errors.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportErrors } from './errors.js';
 
@@ -59,7 +59,12 @@ export async function readImportRequest(request: FastifyRequest, arrayField: str
         for await (const record of parseCsvRecords(part.file, IMPORT_MAX_ROWS)) rows.push(record);
       } catch (error) {
         if (error instanceof CsvTooManyRowsError) throw tooLarge();
-        if (error instanceof CsvFormatError) throw new AppError(ImportErrors.INVALID_CSV, error.message);
+        if (error instanceof TruncatedInputError) throw new AppError(CommonErrors.MALFORMED_MULTIPART, error.message);
+        if (error instanceof CsvFormatError) {
+          throw new AppError(ImportErrors.INVALID_CSV, error.message, {
+            body: { ...(error.line === undefined ? {} : { line: error.line }), ...(error.column === undefined ? {} : { column: error.column }) },
+          });
+        }
         throw error;
       }
       if (part.file.truncated) throw tooLarge();

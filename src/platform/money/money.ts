@@ -45,7 +45,8 @@ export function parseMajorUnits(value: unknown, currency: string): MoneyParse {
   if (fraction.length > digits) {
     return { ok: false, message: digits === 0 ? `${currency.toUpperCase()} has no minor unit` : `at most ${digits} decimal places for ${currency.toUpperCase()}` };
   }
-  if (whole.replace(/^0+/, '').length > 12) return { ok: false, message: 'is too large' };
+  // A zero-decimal currency reaches the limit with 13 whole digits; more can never fit (and would lose precision).
+  if (whole.replace(/^0+/, '').length > 13) return { ok: false, message: 'is too large' };
   const minor = Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
   if (minor > MAX_MINOR_UNITS) return { ok: false, message: 'is too large' };
   return { ok: true, minor };

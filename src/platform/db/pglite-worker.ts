@@ -1,0 +1,68 @@
+/**
+ * Runs the embedded database (PGlite, PostgreSQL compiled to WebAssembly) in a
+ * worker thread. PGlite executes synchronously on the thread that owns it, so
+ * in the main thread one long statement (an import, an export batch) would
+ * stop every other request, `/healthz` included. Here the main thread only
+ * posts messages; see `pglite-thread.ts` for the other side.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { PGlite as PGliteType } from '@electric-sql/pglite';
+import type { WorkerRequest, WorkerResponse, SerializedDbError } from './pglite-protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('pglite-worker must run in a worker thread');
+
+// Ids are `integer`; bigint only appears in counts and sums that the code casts where it needs exactness.
+const parseBigint = (value: string) => Number(value);
+
+function serializeError(error: unknown): SerializedDbError {
+  const e = (error ?? {}) as Record<string, unknown>;
+  const out: SerializedDbError = { message: error instanceof Error ? error.message : String(error) };
+  for (const key of ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'position', 'where'] as const) {
+    if (typeof e[key] === 'string') out[key] = e[key] as string;
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const { location } = workerData as { location: string };
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  let pglite: PGliteType;
+  try {
+    pglite = await PGlite.create(location, { extensions: { pg_trgm }, parsers: { 20: parseBigint } });
+  } catch (error) {
+    port!.postMessage({ id: 0, error: serializeError(error) } satisfies WorkerResponse);
+    return;
+  }
+  port!.postMessage({ id: 0, ok: true } satisfies WorkerResponse);
+
+  // Requests are serialised by the main thread (one logical connection), but
+  // run them in arrival order here too so nothing can interleave.
+  let chain = Promise.resolve();
+  port!.on('message', (request: WorkerRequest) => {
+    chain = chain.then(async () => {
+      let response: WorkerResponse;
+      try {
+        if (request.op === 'query') {
+          const result = await pglite.query(request.sql, request.params as unknown[], { rowMode: 'object' });
+          response = { id: request.id, rows: result.rows as Record<string, unknown>[], affectedRows: result.affectedRows ?? null };
+        } else if (request.op === 'exec') {
+          await pglite.exec(request.sql);
+          response = { id: request.id, ok: true };
+        } else {
+          await pglite.close();
+          response = { id: request.id, ok: true };
+          port!.postMessage(response);
+          port!.close();
+          return;
+        }
+      } catch (error) {
+        response = { id: request.id, error: serializeError(error) };
+      }
+      port!.postMessage(response);
+    });
+  });
+}
+
+void main();

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Db } from '../db/database.js';
+import * as repo from './jobs.repo.js';
+import { onJobsEnqueued } from './queue.js';
+
+export interface JobContext {
+  id: number;
+  kind: string;
+  workspaceId: number | null;
+  payload: unknown;
+  /** 1 for the first run; a job whose worker died is run again with the next number. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+export type JobHandler = (job: JobContext) => Promise<unknown>;
+
+export interface HandlerOptions {
+  /** Seconds a claim lasts; the runner renews it while the handler runs. Default 300. */
+  leaseSeconds?: number;
+  /** Delay before attempt n+1 after attempt n failed. Default 1, 2, 4, 8… minutes, at most one hour. */
+  backoffMs?: (attempt: number) => number;
+}
+
+/** A failure that no retry can fix (bad payload, a record that is gone): the job fails at once. */
+export class PermanentJobError extends Error {}
+
+export interface RunnerLogger {
+  info(obj: Record<string, unknown>, msg: string): void;
+  warn(obj: Record<string, unknown>, msg: string): void;
+  error(obj: Record<string, unknown>, msg: string): void;
+}
+
+export interface RunnerOptions {
+  /** How often to look for due jobs that no commit in this process announced (retries, other instances' work). */
+  pollIntervalMs?: number;
+  /** Handlers running at once in this process. */
+  concurrency?: number;
+  /** Finished jobs are kept this many days, then deleted. */
+  retentionDays?: number;
+  log?: RunnerLogger;
+}
+
+export interface JobOutcomeListener {
+  (kind: string, outcome: 'succeeded' | 'retried' | 'failed', durationMs: number): void;
+}
+
+const defaultBackoff = (attempt: number) => Math.min(60_000 * 2 ** (attempt - 1), 3_600_000);
+
+/**
+ * Runs jobs of the kinds registered with it. Jobs are claimed with a lease (SKIP LOCKED), run
+ * outside any transaction, renewed while they run, and retried with back-off; a job whose
+ * worker died is claimed again when its lease ends, so handlers must be idempotent. Several
+ * instances (and several runners) may share a database: a job runs in one place at a time.
+ */
+export class JobRunner {
+  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly handlers = new Map<string, { run: JobHandler; options: Required<HandlerOptions> }>();
+  private readonly inFlight = new Map<number, { kind: string; done: Promise<void> }>();
+  private readonly listeners: JobOutcomeListener[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private lastCleanup = 0;
+  private readonly maintenance: Array<{ name: string; run: () => Promise<unknown> }> = [];
+  private readonly pollIntervalMs: number;
+  private readonly concurrency: number;
+  private readonly retentionDays: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: RunnerOptions = {},
+  ) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 2_000;
+    this.concurrency = options.concurrency ?? 4;
+    this.retentionDays = options.retentionDays ?? 7;
+  }
+
+  register(kind: string, run: JobHandler, options: HandlerOptions = {}): void {
+    if (this.handlers.has(kind)) throw new Error(`A handler for job kind "${kind}" is registered twice`);
+    this.handlers.set(kind, { run, options: { leaseSeconds: options.leaseSeconds ?? 300, backoffMs: options.backoffMs ?? defaultBackoff } });
+  }
+
+  /** Housekeeping run about once an hour by each runner (expired records, old finished jobs). */
+  addMaintenance(name: string, run: () => Promise<unknown>): void {
+    this.maintenance.push({ name, run });
+  }
+
+  onOutcome(listener: JobOutcomeListener): void {
+    this.listeners.push(listener);
+  }
+
+  get kinds(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = onJobsEnqueued(() => this.kick());
+    this.timer = setInterval(() => this.kick(), this.pollIntervalMs);
+    this.timer.unref();
+    // Renew the leases of running jobs at a third of the shortest lease, so a long job keeps its claim.
+    const shortest = Math.min(300, ...[...this.handlers.values()].map((h) => h.options.leaseSeconds));
+    this.renewTimer = setInterval(() => void this.renewLeases(), (shortest * 1000) / 3);
+    this.renewTimer.unref();
+    this.kick();
+  }
+
+  /** Looks for due jobs now (or once more after the current look). Never throws. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.claimAndStart()
+      .catch((error: unknown) => this.options.log?.warn({ err: errorInfo(error) }, 'job claim failed; retrying at the next poll'))
+      .finally(() => {
+        this.draining = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async claimAndStart(): Promise<void> {
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const leases = new Map([...this.handlers].map(([kind, h]) => [kind, h.options.leaseSeconds]));
+    const jobs = await repo.claimJobs(this.db, this.workerId, leases, free);
+    for (const job of jobs) {
+      const done = this.execute(job).finally(() => {
+        this.inFlight.delete(job.id);
+        // A slot is free: there may be more work.
+        this.kick();
+      });
+      this.inFlight.set(job.id, { kind: job.kind, done });
+    }
+    await this.maybeCleanup();
+  }
+
+  private async execute(job: repo.ClaimedJob): Promise<void> {
+    const handler = this.handlers.get(job.kind)!;
+    const started = Date.now();
+    if (job.attempts > job.max_attempts) {
+      // Claimed again after its worker died on the last allowed attempt.
+      await repo.failJob(this.db, job.id, this.workerId, `gave up after ${job.max_attempts} attempts (the last worker stopped responding)`, null);
+      this.emit(job.kind, 'failed', 0);
+      return;
+    }
+    try {
+      const result = await handler.run({
+        id: job.id,
+        kind: job.kind,
+        workspaceId: job.workspace_id,
+        payload: job.payload,
+        attempt: job.attempts,
+        maxAttempts: job.max_attempts,
+      });
+      await repo.completeJob(this.db, job.id, this.workerId, result);
+      this.emit(job.kind, 'succeeded', Date.now() - started);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const permanent = error instanceof PermanentJobError;
+      const retryAt = permanent || job.attempts >= job.max_attempts ? null : new Date(Date.now() + handler.options.backoffMs(job.attempts));
+      this.options.log?.[retryAt ? 'warn' : 'error']({ job: { id: job.id, kind: job.kind, attempt: job.attempts }, err: errorInfo(error) }, retryAt ? 'job failed; will retry' : 'job failed; giving up');
+      await repo.failJob(this.db, job.id, this.workerId, message, retryAt).catch((e: unknown) => this.options.log?.error({ err: errorInfo(e) }, 'could not record a job failure'));
+      this.emit(job.kind, retryAt ? 'retried' : 'failed', Date.now() - started);
+    }
+  }
+
+  private emit(kind: string, outcome: 'succeeded' | 'retried' | 'failed', durationMs: number): void {
+    for (const listener of this.listeners) listener(kind, outcome, durationMs);
+  }
+
+  private async renewLeases(): Promise<void> {
+    for (const [id, { kind }] of this.inFlight) {
+      const leaseSeconds = this.handlers.get(kind)?.options.leaseSeconds ?? 300;
+      await repo.extendLease(this.db, id, this.workerId, leaseSeconds).catch(() => undefined);
+    }
+  }
+
+  private async maybeCleanup(): Promise<void> {
+    if (Date.now() - this.lastCleanup < 3_600_000) return;
+    this.lastCleanup = Date.now();
+    await repo.deleteFinishedJobs(this.db, this.retentionDays).catch(() => undefined);
+    for (const task of this.maintenance) {
+      await task.run().catch((error: unknown) => this.options.log?.warn({ task: task.name, err: errorInfo(error) }, 'maintenance task failed'));
+    }
+  }
+
+  /** Resolves once nothing runs and no due job of a registered kind is left (tests). */
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.draining) await this.draining;
+      if (this.inFlight.size > 0) {
+        await Promise.all([...this.inFlight.values()].map((f) => f.done));
+        continue;
+      }
+      // Look once more: something may have become due, or been enqueued meanwhile.
+      this.kick();
+      if (this.draining) await this.draining;
+      if (this.inFlight.size === 0 && !this.draining) return;
+    }
+  }
+
+  /**
+   * Stops claiming; waits up to `graceMs` for running jobs to finish, then gives the rest back
+   * (due again at once for another instance, their attempt not counted).
+   */
+  async stop(graceMs = 20_000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    if (this.draining) await this.draining;
+    const running = [...this.inFlight.values()].map((f) => f.done);
+    const timeout = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([Promise.all(running), timeout]);
+    const left = [...this.inFlight.keys()];
+    if (left.length > 0) {
+      this.options.log?.info({ jobs: left }, 'releasing running jobs at shutdown');
+      await repo.releaseJobs(this.db, left, this.workerId).catch(() => undefined);
+    }
+  }
+}
+
+function errorInfo(error: unknown): Record<string, unknown> {
+  const e = error as { message?: unknown; code?: unknown };
+  return { message: typeof e?.message === 'string' ? e.message : String(error), ...(typeof e?.code === 'string' ? { code: e.code } : {}) };
+}
