@@ -1,10 +1,16 @@
-import type { Migration } from 'kysely/migration';
+import type { Migration } from 'kysely';
 import * as m0001 from './20261122_0001_foundation.js';
 import * as m0002 from './20261122_0002_serials_licensing.js';
 import * as m0003 from './20261122_0003_customer_list_version.js';
 import * as m0004 from './20261122_0004_search_statistics.js';
 import * as m0005 from './20261122_0005_serial_index_tuning.js';
 import * as m0006 from './20261122_0006_purchases.js';
+import * as m0007 from './20261124_0007_workspace_customer_identity.js';
+import * as m0008 from './20261124_0008_serial_search_index.js';
+import * as m0009 from './20261124_0009_jobs.js';
+import * as m0010 from './20261124_0010_idempotency_keys.js';
+import * as m0011 from './20261124_0011_imports.js';
+import * as m0012 from './20261124_0012_products.js';
 
 /** Append-only: add each new migration here; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +20,10 @@ export const migrations: Record<string, Migration> = {
   '20261122_0004_search_statistics': m0004,
   '20261122_0005_serial_index_tuning': m0005,
   '20261122_0006_purchases': m0006,
+  '20261124_0007_workspace_customer_identity': m0007,
+  '20261124_0008_serial_search_index': m0008,
+  '20261124_0009_jobs': m0009,
+  '20261124_0010_idempotency_keys': m0010,
+  '20261124_0011_imports': m0011,
+  '20261124_0012_products': m0012,
 };

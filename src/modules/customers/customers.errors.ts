@@ -1,5 +1,10 @@
-import { defineErrors } from '../../platform/http/errors.js';
+import { defineErrors, type CodesOf, type ErrorSpec } from '../../platform/http/errors.js';
 
-export const CustomerErrors = defineErrors({
+const customerErrorsSpecs = {
   CONFIRMATION_REQUIRED: { status: 400, title: 'Confirmation required' },
-});
+} as const satisfies Record<string, ErrorSpec>;
+export const CustomerErrors = defineErrors(customerErrorsSpecs);
+
+declare module '../../platform/http/errors.js' {
+  interface ErrorCodeRegistry extends CodesOf<typeof customerErrorsSpecs> {}
+}

@@ -72,16 +72,14 @@ const productIdsOf = (scope: Scope) =>
   sql<number[]>`array(select cp.product_id from customer_products cp where cp.developer_customer_id = dc.id and cp.workspace_id = dc.workspace_id ${productRestriction(scope)} order by cp.product_id)`;
 
 function selectRecord(query: ReturnType<typeof visible>, scope: Scope) {
-  return query
-    .innerJoin('accounts as a', 'a.id', 'dc.account_id')
-    .select([
+  return query.select([
       'dc.id',
       'dc.account_id',
       'dc.email',
       'dc.first_name',
       'dc.last_name',
       'dc.status',
-      'a.email_verified',
+      'dc.email_verified',
       'dc.created_at',
       productIdsOf(scope).as('product_ids'),
     ]);
@@ -156,9 +154,10 @@ export async function* customerBatches(db: Executor, scope: Scope, filter: Custo
   }
 }
 
-export async function findByAccountId(db: Executor, scope: Scope, accountId: number, lock = false) {
+/** A relationship by its id (the `customer_id` the API shows), within the caller's scope. */
+export async function findById(db: Executor, scope: Scope, id: number, lock = false) {
   let query = visible(db, scope)
-    .where('dc.account_id', '=', accountId)
+    .where('dc.id', '=', id)
     .select(['dc.id', 'dc.account_id', 'dc.status', 'dc.email']);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();

@@ -4,7 +4,7 @@ import type { Db } from '../../platform/db/database.js';
 import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
-import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
+import { multipartBodyPlaceholder } from '../../platform/import/import-request.js';
 import {
   CustomerIdParams,
   CustomerImportJson,
@@ -20,6 +20,8 @@ import * as service from './customers.service.js';
 const tags = ['customers'];
 
 export const customerRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.imports.define({ kind: 'customers', arrayField: 'customers', permission: 'customers.manage', run: service.importCustomers });
+
   app.get(
     '/api/developer/customers',
     {
@@ -90,12 +92,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
         response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 413, 415, 422) },
       },
     },
-    async (request, reply) => {
-      const scope = requireScope(request);
-      const input = await readImportRequest(request, 'customers');
-      const outcome = await service.importCustomers(db, scope, input);
-      return reply.code(outcome.status).send(outcome.body);
-    },
+    async (request, reply) => app.imports.handle(request, reply, 'customers'),
   );
 
   app.delete(

@@ -1,3 +1,4 @@
+import { ROW_ERROR_CODES, type RowErrorCode } from '../../platform/import/errors.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
 import { ListEnvelope, ListQuery } from '../../platform/http/schemas.js';
@@ -8,12 +9,17 @@ export type CustomerListQuery = Static<typeof CustomerListQuery>;
 export const CustomerRow = Type.Object(
   {
     id: Type.Integer({ minimum: 1, description: 'Developer-customer relationship id' }),
-    customer_id: Type.Integer({ minimum: 1, description: 'Global customer account id' }),
+    customer_id: Type.Integer({
+      minimum: 1,
+      description: 'This workspace’s id for the customer (the relationship, equal to `id`); it says nothing about other workspaces',
+    }),
     email: Type.String({ format: 'email' }),
     first_name: Type.Union([Type.String(), Type.Null()]),
     last_name: Type.Union([Type.String(), Type.Null()]),
     status: Type.Union([Type.Literal('active'), Type.Literal('removed')]),
-    email_verification_status: Type.Union([Type.Literal('verified'), Type.Literal('unverified')]),
+    email_verification_status: Type.Union([Type.Literal('verified'), Type.Literal('unverified')], {
+      description: 'Whether the address was verified for this workspace',
+    }),
     product_ids: Type.Array(Type.Integer(), { description: 'Linked products the caller can see' }),
     created_at: Type.String({ format: 'date-time' }),
   },
@@ -64,7 +70,12 @@ export const ImportResult = Type.Object(
     failedCount: Type.Integer(),
     errors: Type.Array(
       Type.Object(
-        { row: Type.Integer(), field: Type.String(), code: Type.String(), message: Type.String() },
+        {
+          row: Type.Integer(),
+          field: Type.String(),
+          code: Type.Union(Object.keys(ROW_ERROR_CODES).map((c) => Type.Literal(c as RowErrorCode)), { description: 'A row error code (see the README)' }),
+          message: Type.String(),
+        },
         { additionalProperties: true },
       ),
     ),
@@ -74,7 +85,7 @@ export const ImportResult = Type.Object(
 export type ImportResult = Static<typeof ImportResult>;
 
 export const CustomerIdParams = Type.Object(
-  { customerId: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'The customer_id (global customer account id)' }) },
+  { customerId: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'The customer_id shown in customer rows' }) },
   { additionalProperties: false },
 );
 

@@ -6,10 +6,11 @@ import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
 import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
-import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
-import { DEEP_PAGE_OFFSET, PageAnchorCache } from '../../platform/paging/page-anchors.js';
+import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
+import { pagedList } from '../../platform/paging/paged-list.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
+import type { ProgressReporter } from '../../platform/import/import-runner.js';
 import { ProductMapping } from '../products/product-mapping.js';
 import { listVisibleProducts, ProductResolver } from '../products/products.service.js';
 import { type CustomerUpsert, IMPORT_COLUMNS, validateCustomerRow, type ValidCustomerRow } from './customers.import.js';
@@ -28,7 +29,9 @@ function toFilter(query: CustomerListQuery): repo.CustomerFilter {
 function toRow(r: repo.CustomerRecord): CustomerRow {
   return {
     id: r.id,
-    customer_id: r.account_id,
+    // The relationship id, never the global account id: a vendor must learn nothing about a
+    // person's relationships with other vendors (an older account id would tell them there are some).
+    customer_id: r.id,
     email: r.email,
     first_name: r.first_name,
     last_name: r.last_name,
@@ -41,21 +44,17 @@ function toRow(r: repo.CustomerRecord): CustomerRow {
 
 export async function listCustomers(db: Db, scope: Scope, query: CustomerListQuery) {
   const filter = toFilter(query);
-  const page = query.page ?? 1;
-  const pageSize = query.limit ?? DEFAULT_PAGE_SIZE;
-  const offset = (page - 1) * pageSize;
-  if (offset >= DEEP_PAGE_OFFSET && repo.isUnfiltered(scope, filter)) {
-    const stats = await repo.customerStats(db, scope);
-    const anchors = await deepPageAnchors.get(scope.workspaceId, stats.version, () => repo.pageAnchors(db, scope, deepPageAnchors.every));
-    const start = deepPageAnchors.locate(anchors, offset);
-    const rows = start ? await repo.listCustomers(db, scope, filter, { limit: pageSize, offset: start.skip, atOrBefore: start.atOrBefore }) : [];
-    return { rows: rows.map(toRow), total: stats.active, page, pageSize };
-  }
-  const [rows, total] = await Promise.all([
-    repo.listCustomers(db, scope, filter, { limit: pageSize, offset }),
-    repo.countCustomers(db, scope, filter),
-  ]);
-  return { rows: rows.map(toRow), total, page, pageSize };
+  const list = await pagedList(deepPageAnchors, scope.workspaceId, query, {
+    unfiltered: repo.isUnfiltered(scope, filter),
+    stats: async () => {
+      const stats = await repo.customerStats(db, scope);
+      return { total: stats.active, version: stats.version };
+    },
+    anchors: (every) => repo.pageAnchors(db, scope, every),
+    rows: (page) => repo.listCustomers(db, scope, filter, page),
+    count: () => repo.countCustomers(db, scope, filter),
+  });
+  return { ...list, rows: list.rows.map(toRow) };
 }
 
 const deepPageAnchors = new PageAnchorCache(1_000);
@@ -105,15 +104,17 @@ export async function importTemplate(db: Db, scope: Scope): Promise<string> {
  * Creates or refreshes customer relationships inside the caller's transaction
  * (used by the customer import and by other modules that assign customers,
  * such as serial import). One relationship per e-mail; later rows refine names
- * and add products. Returns the account id per normalised e-mail and how many
- * relationships became active.
+ * and add products. Returns, per normalised e-mail, the account id (for joins
+ * inside services) and the relationship id (the `customer_id` answers show),
+ * and how many relationships became active.
  */
 export async function upsertCustomers(
   tx: Tx,
   scope: Scope,
   rows: CustomerUpsert[],
   source: string,
-): Promise<{ accountIds: Map<string, number>; inserted: number }> {
+  progress?: ProgressReporter,
+): Promise<{ accountIds: Map<string, number>; customerIds: Map<string, number>; inserted: number }> {
   const merged = new Map<string, CustomerUpsert>();
   for (const row of rows) {
     const seen = merged.get(row.emailNormalized);
@@ -128,6 +129,7 @@ export async function upsertCustomers(
   // Sorted so that concurrent imports lock shared rows in the same order and cannot deadlock.
   const unique = [...merged.values()].sort((x, y) => (x.emailNormalized < y.emailNormalized ? -1 : x.emailNormalized > y.emailNormalized ? 1 : 0));
   const accountIds = new Map<string, number>();
+  const customerIds = new Map<string, number>();
   let inserted = 0;
   for (let i = 0; i < unique.length; i += WRITE_BATCH) {
     const batch = unique.slice(i, i + WRITE_BATCH);
@@ -142,6 +144,7 @@ export async function upsertCustomers(
       const accountId = accounts.get(r.emailNormalized)!;
       accountIds.set(r.emailNormalized, accountId);
       const customerId = ids.get(accountId)!;
+      customerIds.set(r.emailNormalized, customerId);
       for (const productId of new Set(r.productIds)) {
         linkCustomers.push(customerId);
         linkProducts.push(productId);
@@ -150,8 +153,9 @@ export async function upsertCustomers(
     }
     await repo.linkProducts(tx, scope, linkCustomers, linkProducts);
     await repo.recordConsents(tx, scope, consenting, source);
+    progress?.(Math.min(i + WRITE_BATCH, unique.length));
   }
-  return { accountIds, inserted };
+  return { accountIds, customerIds, inserted };
 }
 
 export interface ImportOutcome {
@@ -164,7 +168,7 @@ export interface ImportOutcome {
  * written in one transaction, in batches. A row that fails validation is
  * reported, never half-written; an infrastructure failure commits nothing.
  */
-export async function importCustomers(db: Executor, scope: Scope, input: RawImport): Promise<ImportOutcome> {
+export async function importCustomers(db: Executor, scope: Scope, input: RawImport, progress?: ProgressReporter): Promise<ImportOutcome> {
   if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
   const resolver = await ProductResolver.load(db, scope);
   const mapping = ProductMapping.parse(resolver, input.productMappings);
@@ -185,7 +189,7 @@ export async function importCustomers(db: Executor, scope: Scope, input: RawImpo
   }
 
   const { inserted } = await inTransaction(db, async (tx) => {
-    const result = await upsertCustomers(tx, scope, valid, 'import');
+    const result = await upsertCustomers(tx, scope, valid, 'import', progress);
     await writeAudit(tx, scope, {
       action: 'customers.imported',
       subjectType: 'workspace',
@@ -205,10 +209,13 @@ export async function importCustomers(db: Executor, scope: Scope, input: RawImpo
   return { status: errors.length === 0 ? 201 : 207, body };
 }
 
-/** An active customer relationship the caller can see, by customer_id (account id). */
+/**
+ * An active customer relationship the caller can see, by the `customer_id` the API shows
+ * (the relationship id). `accountId` is for joins inside the service, never for answers.
+ */
 export async function findActiveCustomer(db: Executor, scope: Scope, customerId: number) {
-  const row = await repo.findByAccountId(db, scope, customerId);
-  return row && row.status === 'active' ? { customerId: row.account_id, email: row.email } : undefined;
+  const row = await repo.findById(db, scope, customerId);
+  return row && row.status === 'active' ? { customerId: row.id, accountId: row.account_id, email: row.email } : undefined;
 }
 
 const YES = /^\s*yes\s*$/i;
@@ -219,7 +226,7 @@ export async function removeCustomer(
   customerId: number,
   body: RemoveCustomerBody | undefined,
 ): Promise<RemoveCustomerResult> {
-  const existing = await repo.findByAccountId(db, scope, customerId);
+  const existing = await repo.findById(db, scope, customerId);
   if (!existing) throw notFound('Customer');
   if (!hasPermission(scope, 'customers.manage')) throw forbidden('customers.manage');
   const confirmed = body?.confirm === true || (typeof body?.confirmation === 'string' && YES.test(body.confirmation));
@@ -228,9 +235,9 @@ export async function removeCustomer(
   }
 
   return inTransaction(db, async (tx) => {
-    const row = await repo.findByAccountId(tx, scope, customerId, true);
+    const row = await repo.findById(tx, scope, customerId, true);
     if (!row) throw notFound('Customer');
-    const base = { ok: true, customer_id: row.account_id, developer_customer_id: row.id };
+    const base = { ok: true, customer_id: row.id, developer_customer_id: row.id };
     if (row.status === 'removed') {
       return { ...base, alreadyRemoved: true, already_removed: true, message: 'The customer relationship was already removed' };
     }
@@ -239,7 +246,7 @@ export async function removeCustomer(
     await writeAudit(tx, scope, {
       action: 'customer.removed',
       subjectType: 'customer',
-      subjectId: row.account_id,
+      subjectId: row.id,
       data: { developerCustomerId: row.id, reason: body?.reason ?? null, marketingRecordsDeleted: marketing },
     });
     return {

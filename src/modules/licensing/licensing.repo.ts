@@ -12,15 +12,29 @@ export interface LicenseTarget {
   readonly productId: number;
   readonly productAppId: string;
   readonly offlineGraceDays: number;
+  /** The product credential the appId belongs to (live or test). */
+  readonly credentialId: number;
+  readonly environment: 'live' | 'test';
 }
 
+/** A product by the appId of one of its credentials (the live one is the product's productAppId). */
 export async function findTarget(db: Executor, productAppId: string): Promise<LicenseTarget | undefined> {
   const row = await db
-    .selectFrom('products')
-    .where('app_id', '=', productAppId)
-    .select(['workspace_id', 'id', 'app_id', 'offline_grace_days'])
+    .selectFrom('product_credentials as c')
+    .innerJoin('products as p', (j) => j.onRef('p.workspace_id', '=', 'c.workspace_id').onRef('p.id', '=', 'c.product_id'))
+    .where('c.app_id', '=', productAppId)
+    .select(['p.workspace_id', 'p.id', 'c.app_id', 'p.offline_grace_days', 'c.id as credential_id', 'c.environment'])
     .executeTakeFirst();
-  return row && { workspaceId: row.workspace_id, productId: row.id, productAppId: row.app_id, offlineGraceDays: row.offline_grace_days };
+  return (
+    row && {
+      workspaceId: row.workspace_id,
+      productId: row.id,
+      productAppId: row.app_id,
+      offlineGraceDays: row.offline_grace_days,
+      credentialId: row.credential_id,
+      environment: row.environment,
+    }
+  );
 }
 
 export interface RuntimeSerial {
@@ -114,8 +128,8 @@ export async function claimSeat(
         redeemed_at = coalesce(redeemed_at, now()), updated_at = now()
       where workspace_id = ${target.workspaceId} and id = ${serial.id}
     ), event as (
-      insert into serial_events (workspace_id, serial_id, action, actor_type, before_status, after_status, data)
-      select ${target.workspaceId}, ${serial.id}, 'runtime.activated', 'runtime', ${serial.status}, ${after},
+      insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, before_status, after_status, data)
+      select ${target.workspaceId}, ${serial.id}, ${target.productId}, 'runtime.activated', 'runtime', ${serial.status}, ${after},
              jsonb_build_object('activationId', id, 'machineId', machine_id, 'platform', platform)
       from activation
     )

@@ -1,7 +1,8 @@
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { AppError, CommonErrors } from '../../platform/http/errors.js';
+import { AppError } from '../../platform/http/errors.js';
+import { enforceLimits } from '../../platform/http/rate-limits.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { serialKey } from '../../platform/ids/codes.js';
 import type { LicensingService } from './licensing.service.js';
@@ -18,48 +19,59 @@ import {
 
 export interface LicensingRouteOptions {
   service: LicensingService;
-  /** Requests per minute. */
-  rateLimit: { perIp: number; perSerial: number };
-}
-
-type Limiter = (req: FastifyRequest) => Promise<{ isAllowed: boolean; isExceeded: boolean; ttlInSeconds: number; max: number }>;
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    createRateLimit(options: { max: number; timeWindow: number; keyGenerator: (req: FastifyRequest) => string }): Limiter;
-  }
+  /**
+   * Requests per minute: per client address; per serial and address (so someone who knows a
+   * serial cannot use up its owner's budget); per serial from all addresses together (a ceiling
+   * against a serial shared publicly).
+   */
+  rateLimit: { perIp: number; perSerial: number; perSerialTotal: number };
 }
 
 const tags = ['licensing'];
+const ProductKeyHeader = Type.Object({
+  'x-product-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The product key a plugin package embeds. Optional; when sent it must belong to the appId (else 401 INVALID_PRODUCT_KEY), and the call counts for the REST status.',
+    }),
+  ),
+});
 const runtime = { policy: { auth: 'public' as const } };
 const authNote =
-  'Called by plugins, authenticated by the serial itself (no developer JWT). Rate-limited per client address and per serial (429 with Retry-After).';
+  'Called by plugins, authenticated by the serial itself (no developer JWT). Rate-limited per client address, per serial and address, and per serial (429 with Retry-After).';
+const MINUTE = 60_000;
+
+/** The product key a plugin package sends (optional for plugins built without one). */
+const productKeyOf = (req: FastifyRequest): string | undefined => {
+  const key = req.headers['x-product-key'];
+  return typeof key === 'string' && key.length > 0 ? key : undefined;
+};
+
+const serialOf = (req: FastifyRequest) => {
+  const body = req.body as { productAppId?: string; serial?: string };
+  return `${body.productAppId}:${serialKey(body.serial ?? '')}`;
+};
 
 export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> = async (app, { service, rateLimit: limits }) => {
-  await app.register(rateLimit, { global: false });
-  const perIp = app.createRateLimit({ max: limits.perIp, timeWindow: 60_000, keyGenerator: (req) => `ip:${req.ip}` });
-  const perSerial = app.createRateLimit({
-    max: limits.perSerial,
-    timeWindow: 60_000,
-    keyGenerator: (req) => {
-      const body = req.body as { productAppId?: string; serial?: string };
-      return `serial:${body.productAppId}:${serialKey(body.serial ?? '')}`;
-    },
-  });
-
-  const enforce = (limiters: Limiter[]) => async (request: FastifyRequest) => {
-    for (const limiter of limiters) {
-      const result = await limiter(request);
-      if (result.isExceeded) {
-        throw new AppError(CommonErrors.RATE_LIMITED, `Rate limit of ${result.max} requests per minute exceeded; retry in ${result.ttlInSeconds} s`, {
-          headers: { 'retry-after': String(result.ttlInSeconds) },
-        });
-      }
+  /** Counts each answer by operation and outcome code (the metric licensing dashboards alert on). */
+  const counted = async <T>(operation: string, run: () => Promise<T>, code: (result: T) => string): Promise<T> => {
+    try {
+      const result = await run();
+      app.metrics.licensing.inc({ operation, code: code(result) });
+      return result;
+    } catch (error) {
+      app.metrics.licensing.inc({ operation, code: error instanceof AppError ? error.code : 'ERROR' });
+      throw error;
     }
   };
-  // The address limit runs before the body is parsed; the serial limit after validation.
-  const addressLimit = enforce([perIp]);
-  const serialLimit = enforce([perSerial]);
+
+  // The address limit runs before the body is parsed; the serial limits after validation.
+  const addressLimit = enforceLimits(app, [{ max: limits.perIp, windowMs: MINUTE, key: (req) => `lic:ip:${req.ip}` }]);
+  const serialLimit = enforceLimits(app, [
+    { max: limits.perSerial, windowMs: MINUTE, key: (req) => `lic:serial-ip:${serialOf(req)}:${req.ip}` },
+    { max: limits.perSerialTotal, windowMs: MINUTE, key: (req) => `lic:serial:${serialOf(req)}` },
+  ]);
 
   app.post(
     '/api/licensing/v1/activate',
@@ -71,12 +83,13 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
         tags,
         summary: 'Activate a serial on a machine',
         description: `${authNote} 201 with a new activation and a signed license token; the same machine again answers 200 with its existing activation. Over the seat limit: 422 MACHINE_LIMIT_EXCEEDED. Unusable serials: 422 LICENSE_SUSPENDED / LICENSE_REVOKED / LICENSE_DEACTIVATED / LICENSE_EXPIRED / LICENSE_NOT_ACTIVE_YET; unknown serial or product: 404 LICENSE_NOT_FOUND.`,
+        headers: ProductKeyHeader,
         body: ActivateBody,
-        response: { 200: ActivateResult, 201: ActivateResult, ...errorResponses(400, 404, 422, 429) },
+        response: { 200: ActivateResult, 201: ActivateResult, ...errorResponses(400, 401, 404, 422, 429) },
       },
     },
     async (request, reply) => {
-      const result = await service.activate(request.body);
+      const result = await counted('activate', () => service.activate(request.body, productKeyOf(request)), (r) => (r.created ? 'ACTIVATED' : 'ALREADY_ACTIVE'));
       return reply.code(result.created ? 201 : 200).send(result.body);
     },
   );
@@ -91,11 +104,12 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
         tags,
         summary: 'Validate a serial on a machine',
         description: `${authNote} Always 200: \`valid\` and \`code\` (VALID, NOT_FOUND, SUSPENDED, REVOKED, DEACTIVATED, EXPIRED, NOT_ACTIVE_YET, MACHINE_NOT_ACTIVATED). A valid answer carries a fresh license token.`,
+        headers: ProductKeyHeader,
         body: ValidateBody,
-        response: { 200: ValidateResult, ...errorResponses(400, 429) },
+        response: { 200: ValidateResult, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) => service.validate(request.body),
+    async (request) => counted('validate', () => service.validate(request.body, productKeyOf(request)), (r) => r.code),
   );
 
   app.post(
@@ -108,11 +122,12 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
         tags,
         summary: 'Release this machine’s seat',
         description: `${authNote} Idempotent: \`released\` is false when the machine held no seat.`,
+        headers: ProductKeyHeader,
         body: DeactivateBody,
-        response: { 200: DeactivateResult, ...errorResponses(400, 404, 429) },
+        response: { 200: DeactivateResult, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request) => service.deactivate(request.body),
+    async (request) => counted('deactivate', () => service.deactivate(request.body, productKeyOf(request)), (r) => (r.released ? 'RELEASED' : 'NOT_ACTIVE')),
   );
 
   app.get(

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.js';
 import { inTransaction } from '../../platform/db/transaction.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, type ErrorCode } from '../../platform/http/errors.js';
 import { serialKey } from '../../platform/ids/codes.js';
 import { recordEvents } from '../serials/serials.repo.js';
 import { remainingActivations } from '../serials/serials.lifecycle.js';
@@ -9,6 +9,8 @@ import type { LicenseKeyring } from './licensing.keys.js';
 import * as repo from './licensing.repo.js';
 import type { ActivateBody, DeactivateBody, ValidateBody, ValidationCode } from './licensing.schemas.js';
 import { signLicenseToken } from './licensing.token.js';
+import type { ConnectionTracker } from './licensing.connections.js';
+import { keyForRuntime, productKeyHash } from '../products/product-credentials.service.js';
 
 const DAY = 86_400_000;
 const TARGET_CACHE_MS = 30_000;
@@ -26,7 +28,7 @@ const REFUSAL_DETAIL: Record<Refusal, string> = {
   EXPIRED: 'This serial has expired.',
 };
 
-const REFUSAL_ERROR: Record<Refusal, string> = {
+const REFUSAL_ERROR: Record<Refusal, ErrorCode> = {
   REVOKED: LicensingErrors.LICENSE_REVOKED,
   SUSPENDED: LicensingErrors.LICENSE_SUSPENDED,
   DEACTIVATED: LicensingErrors.LICENSE_DEACTIVATED,
@@ -60,11 +62,52 @@ const seatState = (s: repo.RuntimeSerial, active: number) => ({
 
 const notFound = () => new AppError(LicensingErrors.LICENSE_NOT_FOUND, 'No such serial for this product');
 
+const KEY_CACHE_MS = 30_000;
+
 export class LicensingService {
   constructor(
     private readonly db: Db,
     private readonly keyring: LicenseKeyring,
+    private readonly connections?: ConnectionTracker,
   ) {}
+
+  // Product keys by hash, for at most 30 s: a revoked or expired key stops working within that.
+  private readonly keys = new Map<string, { credentialId: number; acceptedUntil: number | null; until: number } | null>();
+
+  /**
+   * The product an appId names, after checking the product key when the plugin sends one
+   * (packages embed it): a key of another product or environment, or one retired past its
+   * overlap, answers 401 INVALID_PRODUCT_KEY. The call is noted for the connection status.
+   */
+  private async authenticate(productAppId: string, productKey: string | undefined): Promise<repo.LicenseTarget | undefined> {
+    const target = await this.target(productAppId);
+    if (!target) return undefined;
+    if (productKey !== undefined) {
+      const key = await this.keyFor(productKey);
+      if (!key || key.credentialId !== target.credentialId || (key.acceptedUntil !== null && key.acceptedUntil <= Date.now())) {
+        throw new AppError(LicensingErrors.INVALID_PRODUCT_KEY, 'The product key does not belong to this appId (or is no longer accepted)', {
+          headers: { 'www-authenticate': 'ProductKey' },
+        });
+      }
+    }
+    this.connections?.note(target.credentialId, productKey !== undefined);
+    return target;
+  }
+
+  private async keyFor(productKey: string) {
+    const hash = productKeyHash(productKey);
+    const hit = this.keys.get(hash);
+    if (hit !== undefined && (hit === null || hit.until > Date.now())) return hit;
+    const row = await keyForRuntime(this.db, productKey);
+    const entry = row
+      ? { credentialId: row.credential_id, acceptedUntil: row.status === 'retiring' && row.accepted_until ? new Date(row.accepted_until).getTime() : null, until: Date.now() + KEY_CACHE_MS }
+      : null;
+    if (this.keys.size >= TARGET_CACHE_SIZE) this.keys.delete(this.keys.keys().next().value!);
+    // Unknown keys are remembered too (briefly), so a flood of bad keys costs no queries.
+    this.keys.set(hash, entry ?? null);
+    if (!entry) setTimeout(() => this.keys.delete(hash), KEY_CACHE_MS).unref();
+    return entry;
+  }
 
   // Products change rarely and every runtime call resolves one: a short-lived
   // cache saves a round trip on the hot path. Unknown ids are not cached.
@@ -87,8 +130,8 @@ export class LicensingService {
    * counted, so two machines racing for the last seat cannot both win. The
    * same machine again is idempotent (200, same activation).
    */
-  async activate(input: ActivateBody) {
-    const target = await this.target(input.productAppId);
+  async activate(input: ActivateBody, productKey?: string) {
+    const target = await this.authenticate(input.productAppId, productKey);
     if (!target) throw notFound();
     const now = new Date();
     const machine = {
@@ -151,10 +194,10 @@ export class LicensingService {
   }
 
   /** Always an answer, never an HTTP error: an unusable serial is data the plugin acts on. */
-  async validate(input: ValidateBody) {
+  async validate(input: ValidateBody, productKey?: string) {
     const nonce = input.nonce ?? null;
     const answer = (code: ValidationCode, detail: string) => ({ valid: false, code, detail, nonce });
-    const target = await this.target(input.productAppId);
+    const target = await this.authenticate(input.productAppId, productKey);
     if (!target) return answer('NOT_FOUND', 'No such serial for this product.');
     const row = await repo.serialWithMachine(this.db, target, serialKey(input.serial), input.machineId);
     if (!row) return answer('NOT_FOUND', 'No such serial for this product.');
@@ -180,8 +223,8 @@ export class LicensingService {
   }
 
   /** Self-service seat release; idempotent. Works whatever the serial's state, so a seat can always be freed. */
-  async deactivate(input: DeactivateBody) {
-    const target = await this.target(input.productAppId);
+  async deactivate(input: DeactivateBody, productKey?: string) {
+    const target = await this.authenticate(input.productAppId, productKey);
     if (!target) throw notFound();
     return inTransaction(this.db, async (tx) => {
       const serial = await repo.lockSerial(tx, target, serialKey(input.serial));

@@ -5,7 +5,7 @@ import type { Db } from '../../platform/db/database.js';
 import { inTransaction } from '../../platform/db/transaction.js';
 import { AppError, CommonErrors, notFound } from '../../platform/http/errors.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
-import { enqueueEmails, type QueuedEmail } from '../../platform/mail/outbox.repo.js';
+import { enqueueEmails, type QueuedEmail } from '../../platform/mail/mail.js';
 import { formatMajorUnits } from '../../platform/money/money.js';
 import { normaliseEmail } from '../customers/customers.import.js';
 import { findActiveCustomer, upsertCustomers } from '../customers/customers.service.js';
@@ -140,7 +140,8 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
     }
 
     // The customer: an existing one by id, or found or created by e-mail.
-    let customer: { customerId: number; email: string; created: boolean };
+    // `customerId` is the relationship id that answers show; `accountId` joins the rows inside.
+    let customer: { customerId: number; accountId: number; email: string; created: boolean };
     if ('customerId' in request.customer) {
       const found = await findActiveCustomer(tx, scope, request.customer.customerId);
       if (!found) throw notFound('Customer');
@@ -148,13 +149,13 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
       customer = { ...found, created: false };
     } else {
       const c = request.customer;
-      const { accountIds, inserted } = await upsertCustomers(tx, scope, [{ ...c, productIds: request.productIds, marketingConsent: false }], 'grant');
-      customer = { customerId: accountIds.get(c.emailNormalized)!, email: c.email, created: inserted > 0 };
+      const { accountIds, customerIds, inserted } = await upsertCustomers(tx, scope, [{ ...c, productIds: request.productIds, marketingConsent: false }], 'grant');
+      customer = { customerId: customerIds.get(c.emailNormalized)!, accountId: accountIds.get(c.emailNormalized)!, email: c.email, created: inserted > 0 };
     }
     // One grant at a time per customer, so two different grants cannot both see "not yet entitled".
     // '#' is outside the grantRequestId alphabet: a key such as "customer:12" must not share
     // (and deadlock on) customer 12's lock.
-    await repo.lockGrantRequest(tx, scope, `#customer:${customer.customerId}`);
+    await repo.lockGrantRequest(tx, scope, `#customer:${customer.accountId}`);
 
     const now = new Date();
     const endsAt = request.grantType === 'subscription' ? (request.accessUntil ?? new Date(now.getTime() + DEFAULT_SUBSCRIPTION_DAYS * DAY)) : null;
@@ -165,14 +166,14 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
       if (!serial) throw notFound('Serial');
       if (serial.product_id !== products[0]!.id) throw new AppError(PurchaseErrors.SERIAL_PRODUCT_MISMATCH, `Serial ${serial.id} belongs to product ${serial.product_id}`);
       // A revoked serial is terminal: it gives its former holder no access, so it is not "already assigned".
-      if (serial.customer_id === customer.customerId && serial.status !== 'revoked') skipped.set(serial.product_id, 'serial_already_assigned');
+      if (serial.customer_id === customer.accountId && serial.status !== 'revoked') skipped.set(serial.product_id, 'serial_already_assigned');
       else if (serial.status !== 'available') {
-        const heldByOther = serial.customer_id !== null && serial.customer_id !== customer.customerId;
+        const heldByOther = serial.customer_id !== null && serial.customer_id !== customer.accountId;
         throw new AppError(PurchaseErrors.SERIAL_NOT_AVAILABLE, `Serial ${serial.id} is ${serial.status}${heldByOther ? ' and held by another customer' : ''}`);
       }
       existingSerial = { id: serial.id };
     } else {
-      for (const e of await repo.activeEntitlements(tx, scope, customer.customerId, request.productIds)) {
+      for (const e of await repo.activeEntitlements(tx, scope, customer.accountId, request.productIds)) {
         const ends = e.ends_at === null ? null : new Date(e.ends_at);
         // Lasting access, or a subscription that already runs at least as long, makes this grant redundant.
         if (e.kind === 'perpetual' || ends === null || (request.grantType === 'subscription' && endsAt !== null && ends >= endsAt)) {
@@ -185,7 +186,7 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
       grantRequestId: request.grantRequestId,
       requestHash,
       grantType: request.grantType,
-      customerId: customer.customerId,
+      customerId: customer.accountId,
       reason: request.reason,
       note: request.note,
     });
@@ -203,7 +204,7 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
       const currency = granting[0]!.currency.trim();
       const [created] = await repo.upsertOrders(tx, scope, [
         {
-          customerId: customer.customerId,
+          customerId: customer.accountId,
           reference: `GRANT-${grantId}`,
           externalReference: request.grantRequestId,
           channel: 'manual_grant',
@@ -230,7 +231,7 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
 
       const serialOf = new Map<number, { id: number; code: string | null }>();
       if (existingSerial) {
-        const assigned = await assignSerials(tx, scope, [{ serialId: existingSerial.id, customerId: customer.customerId, orderId }], {
+        const assigned = await assignSerials(tx, scope, [{ serialId: existingSerial.id, customerId: customer.accountId, orderId }], {
           action: 'assigned_by_grant',
           reason: request.reason,
           note: request.note,
@@ -244,7 +245,7 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
           granting.map((p) => ({
             productId: p.id,
             code: newSerialCode(),
-            customerId: customer.customerId,
+            customerId: customer.accountId,
             origin: 'granted' as const,
             maxActivations: p.maxActivations,
             orderId,
@@ -263,7 +264,7 @@ export async function grantAccess(db: Db, scope: Scope, body: ManualGrantBody): 
         granting.map((p) => ({
           orderId,
           productId: p.id,
-          customerId: customer.customerId,
+          customerId: customer.accountId,
           channel: 'manual_grant',
           provider: 'manual',
           resellerId: null,

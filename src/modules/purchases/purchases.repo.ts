@@ -9,7 +9,10 @@ export interface PurchaseRecord {
   order_id: number;
   product_id: number;
   product_name: string;
+  /** The buyer's account (joins inside services only). */
   customer_id: number;
+  /** The buyer's relationship with this workspace: the `customer_id` answers show. */
+  customer_ref: number | null;
   email: string;
   first_name: string | null;
   last_name: string | null;
@@ -110,6 +113,7 @@ function selectRecord(db: Executor, scope: Scope) {
         .whereRef('p.id', '=', 'i.product_id')
         .as('product_name'),
       'i.customer_id',
+      'dc.id as customer_ref',
       // The account's address only for an item without a customer relationship.
       sql<string>`coalesce(dc.email, (select a.email from accounts a where a.id = i.customer_id))`.as('email'),
       'dc.first_name',
@@ -230,33 +234,6 @@ export async function findPurchases(db: Executor, scope: Scope, itemIds: number[
 }
 
 /** Resellers related to the workspace; a product-scoped caller sees those with sales of its products. */
-export async function visibleResellers(db: Executor, scope: Scope) {
-  let query = db
-    .selectFrom('reseller_relationships as rr')
-    .innerJoin('resellers as r', 'r.id', 'rr.reseller_id')
-    .where('rr.workspace_id', '=', scope.workspaceId)
-    .select(['r.id', 'r.name', 'r.kind', 'rr.id as relationship_id', 'rr.developer_share_bps'])
-    .orderBy('r.name');
-  if (scope.products !== 'all') {
-    const ids = [...scope.products];
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('order_items as i')
-          .select(sql`1`.as('one'))
-          .where('i.workspace_id', '=', scope.workspaceId)
-          .whereRef('i.reseller_id', '=', 'rr.reseller_id')
-          .where('i.product_id', '=', sql<number>`any(${ids}::int[])`),
-      ),
-    );
-  }
-  return query.execute();
-}
-
-export async function workspaceResellerIds(db: Executor, scope: Scope): Promise<Set<number>> {
-  const rows = await db.selectFrom('reseller_relationships').where('workspace_id', '=', scope.workspaceId).select('reseller_id').execute();
-  return new Set(rows.map((r) => r.reseller_id));
-}
-
 /** Distinct providers of visible purchases, read as a skip scan over the provider index (a few probes, not a table scan). */
 export async function visibleProviders(db: Executor, scope: Scope): Promise<string[]> {
   const products = scope.products === 'all' ? null : [...scope.products];
@@ -394,7 +371,21 @@ export async function findEntitlements(db: Executor, scope: Scope, ids: number[]
     .selectFrom('entitlements')
     .where('workspace_id', '=', scope.workspaceId)
     .where('id', '=', sql<number>`any(${ids}::int[])`)
-    .select(['id', 'customer_id', 'product_id', 'source', 'kind', 'status', 'order_item_id', 'serial_id', 'starts_at', 'ends_at'])
+    .select([
+      'id',
+      // The relationship id, as everywhere in answers.
+      sql<number>`(select dc.id from developer_customers dc where dc.workspace_id = entitlements.workspace_id and dc.account_id = entitlements.customer_id)`.as(
+        'customer_id',
+      ),
+      'product_id',
+      'source',
+      'kind',
+      'status',
+      'order_item_id',
+      'serial_id',
+      'starts_at',
+      'ends_at',
+    ])
     .orderBy('id')
     .execute();
 }
@@ -450,13 +441,15 @@ export async function saveGrantResponse(tx: Tx, scope: Scope, grantId: number, r
  * Sets refunded amounts (from the checkout; this service never refunds) and
  * derives item and order refund status from them.
  */
-export async function setRefunds(tx: Tx, scope: Scope, rows: Array<{ itemId: number; refundedCents: number }>): Promise<void> {
+/** Records refunds (the cumulative amount refunded, reported at `refundedAt`). */
+export async function setRefunds(tx: Tx, scope: Scope, rows: Array<{ itemId: number; refundedCents: number; refundedAt?: Date | null }>): Promise<void> {
   const refunded = rows.filter((r) => r.refundedCents > 0);
   if (refunded.length === 0) return;
   const changed = await sql<{ order_id: number }>`
-    update order_items i set refunded_cents = t.refunded_cents,
+    update order_items i set refunded_cents = t.refunded_cents, refunded_at = coalesce(t.refunded_at, now()),
       refund_status = case when t.refunded_cents >= i.sale_price_cents then 'full' else 'partial' end
-    from unnest(${refunded.map((r) => r.itemId)}::int[], ${refunded.map((r) => r.refundedCents)}::bigint[]) as t(item_id, refunded_cents)
+    from unnest(${refunded.map((r) => r.itemId)}::int[], ${refunded.map((r) => r.refundedCents)}::bigint[], ${refunded.map((r) => r.refundedAt ?? null)}::timestamptz[])
+      as t(item_id, refunded_cents, refunded_at)
     where i.workspace_id = ${scope.workspaceId} and i.id = t.item_id
     returning i.order_id`.execute(tx);
   // A fully refunded item no longer entitles the customer to the product.

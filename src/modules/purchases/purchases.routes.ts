@@ -4,7 +4,7 @@ import type { Db } from '../../platform/db/database.js';
 import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
-import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
+import { multipartBodyPlaceholder } from '../../platform/import/import-request.js';
 import { ImportResult } from '../customers/customers.schemas.js';
 import { grantAccess } from './purchases.grants.js';
 import {
@@ -20,7 +20,9 @@ import * as service from './purchases.service.js';
 
 const tags = ['purchases'];
 
-export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db; mail: { kick(): void } }> = async (app, { db, mail }) => {
+export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.imports.define({ kind: 'purchases', arrayField: 'purchases', permission: 'purchases.manage', run: service.importPurchases });
+
   app.get(
     '/api/developer/purchases',
     {
@@ -106,12 +108,7 @@ export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db; mail: { kick():
         response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
       },
     },
-    async (request, reply) => {
-      const scope = requireScope(request);
-      const input = await readImportRequest(request, 'purchases');
-      const outcome = await service.importPurchases(db, scope, input);
-      return reply.code(outcome.status).send(outcome.body);
-    },
+    async (request, reply) => app.imports.handle(request, reply, 'purchases'),
   );
 
   app.post(
@@ -132,7 +129,6 @@ export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db; mail: { kick():
     },
     async (request, reply) => {
       const outcome = await grantAccess(db, requireScope(request), request.body);
-      if (outcome.emailsQueued > 0) mail.kick();
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(outcome.body);
     },

@@ -64,7 +64,7 @@ export const PurchaseRow = Type.Object(
     order_item_id: Type.Integer({ minimum: 1 }),
     product_id: Type.Integer({ minimum: 1 }),
     product: Type.String(),
-    customer_id: Type.Integer({ minimum: 1, description: 'Global customer account id (as customer_id in customer rows)' }),
+    customer_id: Type.Integer({ minimum: 1, description: 'The customer_id of customer rows (this workspace’s id for the customer)' }),
     email: Type.String({ format: 'email' }),
     first_name: Nullable(Type.String()),
     last_name: Nullable(Type.String()),

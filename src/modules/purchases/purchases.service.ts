@@ -6,19 +6,21 @@ import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import type { PurchaseChannel, PurchaseRecordType, PurchaseStatus } from '../../platform/db/schema.js';
 import { AppError, CommonErrors } from '../../platform/http/errors.js';
-import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
-import { DEEP_PAGE_OFFSET, PageAnchorCache } from '../../platform/paging/page-anchors.js';
+import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
+import { pagedList } from '../../platform/paging/paged-list.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
+import type { ProgressReporter } from '../../platform/import/import-runner.js';
 import { formatMajorUnits } from '../../platform/money/money.js';
 import { upsertCustomers } from '../customers/customers.service.js';
 import { ProductMapping } from '../products/product-mapping.js';
 import { listVisibleProducts, ProductResolver } from '../products/products.service.js';
-import { assignSerials, issueSerials, lockSerialCodes, lookupSerialCodes, NO_TERMS } from '../serials/serials.service.js';
+import { assignSerials, issueSerials, lockSerialWrites, lookupSerialCodes, NO_TERMS } from '../serials/serials.service.js';
 import { parsePurchaseFilter } from './purchases.filters.js';
 import { PURCHASE_IMPORT_COLUMNS, validatePurchaseRow, type ValidPurchaseRow } from './purchases.import.js';
 import * as repo from './purchases.repo.js';
+import { visibleResellers, workspaceResellerIds } from '../resellers/resellers.service.js';
 import { CHANNELS, RECORD_TYPES, REFUND_STATUSES, type PurchaseListQuery, type PurchaseRow } from './purchases.schemas.js';
 
 const EXPORT_BATCH = 2_000;
@@ -29,13 +31,19 @@ export function refundable(r: Pick<repo.PurchaseRecord, 'channel' | 'status' | '
   return r.channel === 'managed_checkout' && r.status === 'paid' && r.refund_status !== 'full' && r.sale_price_cents > 0;
 }
 
+/** Every order item has a customer relationship (imports, grants and sales create one); a missing one is a data fault. */
+function customerRef(r: Pick<repo.PurchaseRecord, 'customer_ref' | 'id'>): number {
+  if (r.customer_ref === null) throw new Error(`order item ${r.id} has no customer relationship`);
+  return r.customer_ref;
+}
+
 export function toPurchaseRow(r: repo.PurchaseRecord, mayRefund: boolean): PurchaseRow {
   return {
     order_id: r.order_id,
     order_item_id: r.id,
     product_id: r.product_id,
     product: r.product_name,
-    customer_id: r.customer_id,
+    customer_id: customerRef(r),
     email: r.email,
     first_name: r.first_name,
     last_name: r.last_name,
@@ -65,24 +73,19 @@ export function toPurchaseRow(r: repo.PurchaseRecord, mayRefund: boolean): Purch
 
 export async function listPurchases(db: Db, scope: Scope, query: PurchaseListQuery) {
   const filter = parsePurchaseFilter(query);
-  const page = query.page ?? 1;
-  const pageSize = query.limit ?? DEFAULT_PAGE_SIZE;
-  const offset = (page - 1) * pageSize;
-  let records: repo.PurchaseRecord[];
-  let total: number;
-  if (offset >= DEEP_PAGE_OFFSET && repo.isUnfiltered(scope, filter)) {
-    // Deep pages of the whole list start from a cached position instead of walking the offset.
-    const stats = await repo.purchaseStats(db, scope);
-    const anchors = await deepPageAnchors.get(scope.workspaceId, stats.version, () => repo.pageAnchors(db, scope, deepPageAnchors.every));
-    const start = deepPageAnchors.locate(anchors, offset);
-    records = start ? await repo.listPurchases(db, scope, filter, { limit: pageSize, offset: start.skip, atOrBefore: start.atOrBefore }) : [];
-    total = stats.items;
-  } else {
-    [records, total] = await Promise.all([repo.listPurchases(db, scope, filter, { limit: pageSize, offset }), repo.countPurchases(db, scope, filter)]);
-  }
+  const list = await pagedList(deepPageAnchors, scope.workspaceId, query, {
+    unfiltered: repo.isUnfiltered(scope, filter),
+    stats: async () => {
+      const stats = await repo.purchaseStats(db, scope);
+      return { total: stats.items, version: stats.version };
+    },
+    anchors: (every) => repo.pageAnchors(db, scope, every),
+    rows: (page) => repo.listPurchases(db, scope, filter, page),
+    count: () => repo.countPurchases(db, scope, filter),
+  });
   const mayRefund = hasPermission(scope, 'purchases.refund');
-  const rows = records.map((r) => toPurchaseRow(r, mayRefund));
-  return { rows, total, page, pageSize, canRefund: rows.some((r) => r.can_refund) };
+  const rows = list.rows.map((r) => toPurchaseRow(r, mayRefund));
+  return { ...list, rows, canRefund: rows.some((r) => r.can_refund) };
 }
 
 export const PURCHASE_EXPORT_COLUMNS = [
@@ -122,7 +125,7 @@ export function exportPurchases(db: Db, scope: Scope, query: PurchaseListQuery):
           r.order_id,
           r.id,
           r.purchased_at,
-          r.customer_id,
+          customerRef(r),
           r.email,
           r.first_name,
           r.last_name,
@@ -168,7 +171,7 @@ export async function purchaseTemplate(db: Db, scope: Scope): Promise<string> {
 export async function filterOptions(db: Db, scope: Scope) {
   const [products, resellers, providers] = await Promise.all([
     listVisibleProducts(db, scope),
-    repo.visibleResellers(db, scope),
+    visibleResellers(db, scope, { activeOnly: false }),
     repo.visibleProviders(db, scope),
   ]);
   return {
@@ -191,11 +194,11 @@ const byEmailThenRow = (a: ValidPurchaseRow, b: ValidPurchaseRow) =>
  * assigned are reported and write nothing. Re-importing the same rows creates
  * nothing twice: an item's natural key is external reference + product + customer.
  */
-export async function importPurchases(db: Executor, scope: Scope, input: RawImport) {
+export async function importPurchases(db: Executor, scope: Scope, input: RawImport, progress?: ProgressReporter) {
   if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
   const resolver = await ProductResolver.load(db, scope);
   const mapping = ProductMapping.parse(resolver, input.productMappings);
-  const resellers = await repo.workspaceResellerIds(db, scope);
+  const resellers = await workspaceResellerIds(db, scope);
   const now = new Date();
 
   const errors: RowError[] = [];
@@ -222,11 +225,12 @@ export async function importPurchases(db: Executor, scope: Scope, input: RawImpo
     // Sorted so concurrent imports lock shared rows in one order.
     const sorted = [...valid].sort(byEmailThenRow);
     for (let i = 0; i < sorted.length; i += WRITE_BATCH) {
+      progress?.(i);
       const batch = sorted.slice(i, i + WRITE_BATCH);
 
       // Serials first: a row whose serial cannot be assigned writes nothing at all.
       const keys = [...new Set(batch.flatMap((r) => (r.serial ? [r.serial.key] : [])))];
-      await lockSerialCodes(tx, keys);
+      if (keys.length > 0) await lockSerialWrites(tx, scope);
       const serials = await lookupSerialCodes(tx, scope, keys);
       const rows = batch.filter((r) => {
         if (!r.serial) return true;
@@ -400,6 +404,8 @@ export interface RecordedItem {
   priceCents: number;
   salePriceCents: number;
   refundedCents: number;
+  /** When the refund was reported (default: now). */
+  refundedAt?: Date | null;
   recordType?: PurchaseRecordType | undefined;
   serialId: number | null;
 }
@@ -444,6 +450,6 @@ export async function recordOrderItems(
       };
     }),
   );
-  await repo.setRefunds(tx, scope, created.map((c, i) => ({ itemId: c.id, refundedCents: items[i]!.refundedCents })));
+  await repo.setRefunds(tx, scope, created.map((c, i) => ({ itemId: c.id, refundedCents: items[i]!.refundedCents, refundedAt: items[i]!.refundedAt ?? null })));
   return created.map((c) => c.id);
 }

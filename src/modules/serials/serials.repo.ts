@@ -17,7 +17,10 @@ export interface SerialRecord {
   code: string;
   product_id: number;
   product_name: string;
+  /** The holder's account (joins inside services only). */
   customer_id: number | null;
+  /** The holder's relationship with this workspace: the `customer_id` answers show. */
+  customer_ref: number | null;
   status: SerialStatus;
   origin: string;
   max_activations: number;
@@ -57,7 +60,8 @@ function filtered(db: Executor, scope: Scope, filter: SerialFilter) {
     q = q.where((eb) =>
       eb.or([
         // An e-mail can never be part of a code: skip the trigram scan for it.
-        ...(key.length > 0 && !term.includes('@') ? [eb('s.code_key', 'like', `%${key}%`)] : []),
+        // Written against lower(code_key): the trigram index is built on that expression so exact lookups never use it.
+        ...(key.length > 0 && !term.includes('@') ? [eb(sql<string>`lower(s.code_key)`, 'like', `%${key.toLowerCase()}%`)] : []),
         ...(term.includes('@')
           ? [eb('s.customer_id', '=', eb.selectFrom('accounts').where('email_normalized', '=', term.toLowerCase()).select('id'))]
           : []),
@@ -77,6 +81,9 @@ function selectRecord(query: ReturnType<typeof visible>) {
       's.product_id',
       'p.name as product_name',
       's.customer_id',
+      sql<number | null>`(select dc.id from developer_customers dc where dc.workspace_id = s.workspace_id and dc.account_id = s.customer_id)`.as(
+        'customer_ref',
+      ),
       's.status',
       's.origin',
       's.max_activations',
@@ -199,21 +206,26 @@ export async function recordEvents(tx: Executor, workspaceId: number, events: Se
   if (events.length === 0) return;
   const col = <T>(f: (e: SerialEventInput) => T) => events.map(f);
   await sql`
-    insert into serial_events (workspace_id, serial_id, action, actor_type, actor_account_id, reason, note, before_status, after_status, data)
-    select ${workspaceId}, * from unnest(
+    insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, actor_account_id, reason, note, before_status, after_status, data)
+    select ${workspaceId}, t.serial_id, s.product_id, t.action, t.actor_type, t.actor_account_id, t.reason, t.note, t.before_status, t.after_status, t.data
+    from unnest(
       ${col((e) => e.serialId)}::int[], ${col((e) => e.action)}::text[], ${col((e) => e.actorType)}::text[],
       ${col((e) => e.actorAccountId)}::int[], ${col((e) => e.reason ?? null)}::text[], ${col((e) => e.note ?? null)}::text[],
-      ${col((e) => e.beforeStatus)}::text[], ${col((e) => e.afterStatus)}::text[], ${col((e) => JSON.stringify(e.data ?? {}))}::jsonb[])`.execute(tx);
+      ${col((e) => e.beforeStatus)}::text[], ${col((e) => e.afterStatus)}::text[], ${col((e) => JSON.stringify(e.data ?? {}))}::jsonb[])
+      as t(serial_id, action, actor_type, actor_account_id, reason, note, before_status, after_status, data)
+    join serials s on s.workspace_id = ${workspaceId} and s.id = t.serial_id`.execute(tx);
 }
 
 /**
- * Serialises imports that touch the same codes (transaction-scoped advisory
- * locks, taken in a fixed order so two imports cannot deadlock), so the
- * existence check below sees the other import's committed rows.
+ * Serialises the writers that assign serial codes within one workspace (imports, grants) with a
+ * single transaction-scoped advisory lock, so a lookup of existing codes stays true until the
+ * transaction commits. One lock per workspace, never one per code: PostgreSQL's lock table holds
+ * only a few thousand locks, and a 100,000-code import once exhausted it. Codes are unique across
+ * workspaces by the unique code key; a race with another workspace is caught by the insert
+ * (ON CONFLICT DO NOTHING) and handled by the caller.
  */
-export async function lockCodeKeys(tx: Tx, keys: string[]): Promise<void> {
-  if (keys.length === 0) return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as t(k) order by k collate "C"`.execute(tx);
+export async function lockSerialWrites(tx: Tx, scope: Scope): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`serial-codes:${scope.workspaceId}`}, 0))`.execute(tx);
 }
 
 export async function listEvents(db: Executor, scope: Scope, serialId: number, page: { limit: number; offset: number }) {
@@ -313,11 +325,12 @@ export async function insertSerials(
       on conflict (code_key) do nothing
       returning *
     ), events as (
-      insert into serial_events (workspace_id, serial_id, action, actor_type, actor_account_id, before_status, after_status, data)
-      select workspace_id, id, ${event.action}, 'developer', ${scope.accountId || null}::int, null, status, ${JSON.stringify(event.data ?? {})}::jsonb
+      insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, actor_account_id, before_status, after_status, data)
+      select workspace_id, id, product_id, ${event.action}, 'developer', ${scope.accountId || null}::int, null, status, ${JSON.stringify(event.data ?? {})}::jsonb
       from inserted
     )
-    select i.id, i.code, i.code_key, i.product_id, p.name as product_name, i.customer_id, i.status, i.origin, i.max_activations,
+    select i.id, i.code, i.code_key, i.product_id, p.name as product_name, i.customer_id,
+           (select dc.id from developer_customers dc where dc.workspace_id = i.workspace_id and dc.account_id = i.customer_id) as customer_ref, i.status, i.origin, i.max_activations,
            i.active_activation_count, i.expires_at, i.promo_price_cents, i.promo_start, i.promo_expires, i.active_from, i.active_to,
            i.batch_tag, i.notes, i.order_id, i.redeemed_at, i.created_at
     from inserted i join products p on p.id = i.product_id and p.workspace_id = i.workspace_id
@@ -330,16 +343,23 @@ export async function insertSerials(
  * elsewhere. Codes are unique across the service, so an import must know a
  * code is taken without learning anything else about its holder.
  */
-export async function classifyExistingKeys(db: Executor, scope: Scope, keys: string[]): Promise<{ ours: Set<string>; taken: Set<string> }> {
-  const ours = new Set<string>();
+export async function classifyExistingKeys(
+  db: Executor,
+  scope: Scope,
+  keys: string[],
+): Promise<{ ours: Map<string, number>; taken: Set<string> }> {
+  const ours = new Map<string, number>();
   const taken = new Set<string>();
   if (keys.length === 0) return { ours, taken };
   const rows = await db
     .selectFrom('serials')
     .where('code_key', '=', sql<string>`any(${keys}::text[])`)
-    .select(['code_key', sql<boolean>`workspace_id = ${scope.workspaceId}`.as('mine')])
+    .select(['code_key', 'product_id', sql<boolean>`workspace_id = ${scope.workspaceId}`.as('mine')])
     .execute();
-  for (const r of rows) (r.mine ? ours : taken).add(r.code_key);
+  for (const r of rows) {
+    if (r.mine) ours.set(r.code_key, r.product_id);
+    else taken.add(r.code_key);
+  }
   return { ours, taken };
 }
 
@@ -384,17 +404,6 @@ export async function runningPromos(db: Executor, scope: Scope, productId: numbe
   return query.execute();
 }
 
-export async function listResellers(db: Executor, scope: Scope) {
-  return db
-    .selectFrom('reseller_relationships as rr')
-    .innerJoin('resellers as r', 'r.id', 'rr.reseller_id')
-    .where('rr.workspace_id', '=', scope.workspaceId)
-    .where('rr.status', '=', 'active')
-    .select(['r.id', 'r.name', 'r.kind', 'rr.id as relationship_id', 'rr.developer_share_bps'])
-    .orderBy('r.name')
-    .execute();
-}
-
 export async function workspaceBillingEligible(db: Executor, scope: Scope): Promise<boolean> {
   const row = await db.selectFrom('workspaces').where('id', '=', scope.workspaceId).select('billing_eligible').executeTakeFirst();
   return row?.billing_eligible ?? false;
@@ -405,7 +414,7 @@ export async function workspaceBillingEligible(db: Executor, scope: Scope): Prom
  * request's transaction, so searches stay fast and the writer does not pay.
  */
 export function cleanCodeIndexSoon(db: Executor, log: (error: unknown) => void): void {
-  void sql`select gin_clean_pending_list('serials_code_trgm_idx'::regclass)`.execute(db).catch(log);
+  void sql`select gin_clean_pending_list('serials_code_search_idx'::regclass)`.execute(db).catch(log);
 }
 
 /** This workspace's serials with these code keys (with the fields an assignment checks). */
@@ -440,10 +449,10 @@ export async function assignSerials(tx: Tx, scope: Scope, rows: SerialAssignment
       from unnest(${rows.map((r) => r.serialId)}::int[], ${rows.map((r) => r.customerId)}::int[], ${rows.map((r) => r.orderId)}::int[])
         as t(serial_id, customer_id, order_id)
       where s.workspace_id = ${scope.workspaceId} and s.id = t.serial_id and s.status = 'available'
-      returning s.id, s.workspace_id, s.customer_id, s.order_id
+      returning s.id, s.workspace_id, s.product_id, s.customer_id, s.order_id
     ), events as (
-      insert into serial_events (workspace_id, serial_id, action, actor_type, actor_account_id, reason, note, before_status, after_status, data)
-      select workspace_id, id, ${event.action}, 'developer', ${scope.accountId || null}::int, ${event.reason ?? null}::text, ${event.note ?? null}::text,
+      insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, actor_account_id, reason, note, before_status, after_status, data)
+      select workspace_id, id, product_id, ${event.action}, 'developer', ${scope.accountId || null}::int, ${event.reason ?? null}::text, ${event.note ?? null}::text,
              'available', 'redeemed', jsonb_build_object('customerId', customer_id, 'orderId', order_id)
       from assigned
     )

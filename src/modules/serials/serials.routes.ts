@@ -4,7 +4,7 @@ import type { Db } from '../../platform/db/database.js';
 import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
-import { multipartBodyPlaceholder, readImportRequest } from '../../platform/import/import-request.js';
+import { multipartBodyPlaceholder } from '../../platform/import/import-request.js';
 import { ImportResult } from '../customers/customers.schemas.js';
 import { LIFECYCLE_TABLE, SERIAL_ACTIONS } from './serials.lifecycle.js';
 import {
@@ -37,6 +37,8 @@ const DEPRECATED_SINCE = Date.UTC(2026, 10, 1) / 1000;
 const SUNSET = 'Mon, 01 Nov 2027 00:00:00 GMT';
 
 export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.imports.define({ kind: 'serials', arrayField: 'serials', permission: 'serials.manage', run: service.importSerials });
+
   app.get(
     '/api/developer/serials',
     {
@@ -130,11 +132,7 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 413, 415, 422) },
       },
     },
-    async (request, reply) => {
-      const scope = requireScope(request);
-      const outcome = await service.importSerials(db, scope, await readImportRequest(request, 'serials'));
-      return reply.code(outcome.status).send(outcome.body);
-    },
+    async (request, reply) => app.imports.handle(request, reply, 'serials'),
   );
 
   app.get(

@@ -1,16 +1,18 @@
 import type { Readable } from 'node:stream';
-import { hasPermission, type Scope } from '../../platform/auth/scope.js';
+import { canSeeProduct, hasPermission, type Scope } from '../../platform/auth/scope.js';
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
-import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
-import { DEFAULT_PAGE_SIZE } from '../../platform/http/schemas.js';
-import { DEEP_PAGE_OFFSET, PageAnchorCache } from '../../platform/paging/page-anchors.js';
+import { AppError, CommonErrors, forbidden, notFound } from '../../platform/http/errors.js';
+import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
+import { pagedList, pageWindow } from '../../platform/paging/paged-list.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
+import type { ProgressReporter } from '../../platform/import/import-runner.js';
 import { upsertCustomers } from '../customers/customers.service.js';
+import { visibleResellers } from '../resellers/resellers.service.js';
 import { ProductMapping } from '../products/product-mapping.js';
 import { getVisibleProductOrThrow, ProductResolver } from '../products/products.service.js';
 import { SerialErrors } from './serials.errors.js';
@@ -33,7 +35,7 @@ export function toSerialRow(r: repo.SerialRecord): SerialRow {
     serial: r.code,
     product_id: r.product_id,
     product: r.product_name,
-    customer_id: r.customer_id,
+    customer_id: r.customer_ref,
     status: r.status,
     redeemed: r.redeemed_at !== null,
     revoked: r.status === 'revoked',
@@ -60,27 +62,20 @@ function toFilter(query: SerialListQuery): repo.SerialFilter {
   return { search: query.search?.trim() || undefined, productId: query.productId, status: query.status, from: window.from, to: window.to };
 }
 
-const paging = (query: { page?: number | undefined; limit?: number | undefined }) => {
-  const page = query.page ?? 1;
-  const pageSize = query.limit ?? DEFAULT_PAGE_SIZE;
-  return { page, pageSize, offset: (page - 1) * pageSize };
-};
-
 export async function listSerials(db: Db, scope: Scope, query: SerialListQuery) {
   const filter = toFilter(query);
-  const { page, pageSize, offset } = paging(query);
-  if (offset >= DEEP_PAGE_OFFSET && repo.isUnfiltered(scope, filter)) {
-    const total = await repo.serialCount(db, scope);
-    const anchors = await deepPageAnchors.get(scope.workspaceId, total, () => repo.pageAnchors(db, scope, deepPageAnchors.every));
-    const start = deepPageAnchors.locate(anchors, offset);
-    const rows = start ? await repo.listSerials(db, scope, filter, { limit: pageSize, offset: start.skip, atOrBefore: start.atOrBefore }) : [];
-    return { rows: rows.map(toSerialRow), total, page, pageSize };
-  }
-  const [rows, total] = await Promise.all([
-    repo.listSerials(db, scope, filter, { limit: pageSize, offset }),
-    repo.countSerials(db, scope, filter),
-  ]);
-  return { rows: rows.map(toSerialRow), total, page, pageSize };
+  const list = await pagedList(deepPageAnchors, scope.workspaceId, query, {
+    unfiltered: repo.isUnfiltered(scope, filter),
+    // Serials are never deleted: their count changes whenever the list does, so it is the version.
+    stats: async () => {
+      const total = await repo.serialCount(db, scope);
+      return { total, version: total };
+    },
+    anchors: (every) => repo.pageAnchors(db, scope, every),
+    rows: (page) => repo.listSerials(db, scope, filter, page),
+    count: () => repo.countSerials(db, scope, filter),
+  });
+  return { ...list, rows: list.rows.map(toSerialRow) };
 }
 
 export const SERIAL_EXPORT_COLUMNS = [
@@ -115,7 +110,72 @@ export async function serialTemplate(db: Db, scope: Scope): Promise<string> {
   );
 }
 
-export async function importSerials(db: Db, scope: Scope, input: RawImport) {
+class CodeRaceLost extends Error {}
+
+async function writeSerialImport(
+  tx: Tx,
+  scope: Scope,
+  byKey: Map<string, ValidSerialRow>,
+  accepted: ValidSerialRow[],
+  validationErrors: readonly RowError[],
+  progress?: ProgressReporter,
+) {
+  const errors = [...validationErrors];
+  await repo.lockSerialWrites(tx, scope);
+  const unique = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  const taken = new Set<string>();
+  let inserted = 0;
+  for (let i = 0; i < unique.length; i += 5_000) {
+    const batch = unique.slice(i, i + 5_000);
+    const existing = await repo.classifyExistingKeys(tx, scope, batch.map((r) => r.key));
+    existing.taken.forEach((k) => taken.add(k));
+    // A code of a product outside the caller's assignment is answered exactly like a code of
+    // another workspace, and left untouched: the import must not reveal that it exists here.
+    for (const [key, productId] of existing.ours) if (!canSeeProduct(scope, productId)) taken.add(key);
+    // Existing codes of this workspace (of products the caller can see) are accepted and left as they are.
+    const fresh = batch.filter((r) => !existing.ours.has(r.key) && !existing.taken.has(r.key));
+    const { accountIds } = await upsertCustomers(
+      tx,
+      scope,
+      fresh.filter((r) => r.customer).map((r) => ({ ...r.customer!, productIds: [r.productId], marketingConsent: false })),
+      'serial-import',
+    );
+    const created = await repo.insertSerials(
+      tx,
+      scope,
+      fresh.map((r) => ({
+        productId: r.productId,
+        code: r.code,
+        customerId: r.customer ? accountIds.get(r.customer.emailNormalized)! : null,
+        origin: 'imported',
+        maxActivations: r.maxActivations,
+        ...repo.NO_TERMS,
+      })),
+      { action: 'imported' },
+    );
+    inserted += created.length;
+    progress?.(Math.min(i + 5_000, unique.length));
+    // Writers of this workspace hold the lock, so a code skipped by the insert was just taken by another workspace.
+    if (created.length !== fresh.length) throw new CodeRaceLost();
+  }
+  // Decided inside the transaction: an import with no accepted row writes nothing at all.
+  // A code held elsewhere is a row error; nothing was written for that row.
+  for (const r of accepted) {
+    if (taken.has(r.key)) errors.push({ row: r.row, field: 'serialCode', code: 'SERIAL_CODE_TAKEN', message: 'this code is already in use' });
+  }
+  errors.sort((a, b) => a.row - b.row);
+  const importedCount = accepted.filter((r) => !taken.has(r.key)).length;
+  const failedCount = new Set(errors.map((e) => e.row)).size;
+  if (importedCount === 0) {
+    throw new AppError(ImportErrors.IMPORT_REJECTED, 'No row could be imported; see errors', {
+      errors,
+      body: { success: false, importedCount: 0, insertedCount: 0, failedCount },
+    });
+  }
+  return { inserted, importedCount, failedCount, errors };
+}
+
+export async function importSerials(db: Db, scope: Scope, input: RawImport, progress?: ProgressReporter) {
   if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
   const resolver = await ProductResolver.load(db, scope);
   const mapping = ProductMapping.parse(resolver, input.productMappings);
@@ -135,68 +195,28 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport) {
     accepted.push(result.value);
   });
 
-  const outcome = await inTransaction(db, async (tx) => {
-    const unique = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
-    const taken = new Set<string>();
-    let inserted = 0;
-    for (let i = 0; i < unique.length; i += 5_000) {
-      const batch = unique.slice(i, i + 5_000);
-      await repo.lockCodeKeys(tx, batch.map((r) => r.key));
-      const existing = await repo.classifyExistingKeys(tx, scope, batch.map((r) => r.key));
-      existing.taken.forEach((k) => taken.add(k));
-      // Existing codes of this workspace are accepted and left as they are.
-      const fresh = batch.filter((r) => !existing.ours.has(r.key) && !existing.taken.has(r.key));
-      const { accountIds } = await upsertCustomers(
-        tx,
-        scope,
-        fresh.filter((r) => r.customer).map((r) => ({ ...r.customer!, productIds: [r.productId], marketingConsent: false })),
-        'serial-import',
-      );
-      const created = await repo.insertSerials(
-        tx,
-        scope,
-        fresh.map((r) => ({
-          productId: r.productId,
-          code: r.code,
-          customerId: r.customer ? accountIds.get(r.customer.emailNormalized)! : null,
-          origin: 'imported',
-          maxActivations: r.maxActivations,
-          ...repo.NO_TERMS,
-        })),
-        { action: 'imported' },
-      );
-      inserted += created.length;
-      const createdKeys = new Set(created.map((c) => c.code_key));
-      // Lost a race to another import of the same code.
-      for (const r of fresh) if (!createdKeys.has(r.key)) taken.add(r.key);
+  // A code that another workspace inserts between our lookup and our insert makes the whole
+  // attempt start again (nothing of it commits), so the row is reported as taken without having
+  // created anything for it (a customer relationship, say). Such races are rare; three attempts.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const outcome = await inTransaction(db, (tx) => writeSerialImport(tx, scope, byKey, accepted, errors, progress));
+      if (outcome.inserted > 0) repo.cleanCodeIndexSoon(db, ignoreCleanupFailure);
+      const ok = outcome.errors.length === 0;
+      return {
+        status: ok ? (201 as const) : (207 as const),
+        body: { success: ok, importedCount: outcome.importedCount, insertedCount: outcome.inserted, failedCount: outcome.failedCount, errors: outcome.errors },
+      };
+    } catch (error) {
+      if (!(error instanceof CodeRaceLost)) throw error;
+      if (attempt >= 3) throw new AppError(CommonErrors.SERIALIZATION_FAILURE, 'Serial codes of this import were taken while it ran; retry the import');
     }
-    // Decided inside the transaction: an import with no accepted row writes nothing at all.
-    // A code held by another workspace is a row error; nothing was written for that row.
-    for (const r of accepted) {
-      if (taken.has(r.key)) errors.push({ row: r.row, field: 'serialCode', code: 'SERIAL_CODE_TAKEN', message: 'this code is already in use' });
-    }
-    errors.sort((a, b) => a.row - b.row);
-    const importedCount = accepted.filter((r) => !taken.has(r.key)).length;
-    const failedCount = new Set(errors.map((e) => e.row)).size;
-    if (importedCount === 0) {
-      throw new AppError(ImportErrors.IMPORT_REJECTED, 'No row could be imported; see errors', {
-        errors,
-        body: { success: false, importedCount: 0, insertedCount: 0, failedCount },
-      });
-    }
-    return { inserted, importedCount, failedCount };
-  });
-
-  if (outcome.inserted > 0) repo.cleanCodeIndexSoon(db, ignoreCleanupFailure);
-  return {
-    status: errors.length === 0 ? (201 as const) : (207 as const),
-    body: { success: errors.length === 0, importedCount: outcome.importedCount, insertedCount: outcome.inserted, failedCount: outcome.failedCount, errors },
-  };
+  }
 }
 
 export async function availableByProduct(db: Db, scope: Scope, query: AvailableQuery) {
   const filter = { ...toFilter(query), status: 'available' as const };
-  const { page, pageSize, offset } = paging(query);
+  const { page, pageSize, offset } = pageWindow(query);
   const [products, promos, rows, total] = await Promise.all([
     repo.availabilityByProduct(db, scope, query.productId),
     repo.runningPromos(db, scope, query.productId, new Date()),
@@ -214,7 +234,7 @@ export async function availableByProduct(db: Db, scope: Scope, query: AvailableQ
 }
 
 export async function listResellers(db: Db, scope: Scope) {
-  return { resellers: await repo.listResellers(db, scope) };
+  return { resellers: await visibleResellers(db, scope, { activeOnly: true }) };
 }
 
 export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) {
@@ -317,7 +337,7 @@ export async function setPortalVisibility(db: Db, scope: Scope, serialId: number
 
 export async function listSerialEvents(db: Db, scope: Scope, serialId: number, query: { page?: number | undefined; limit?: number | undefined }) {
   await visibleSerialOrThrow(db, scope, serialId, 'serials.view');
-  const { page, pageSize, offset } = paging(query);
+  const { page, pageSize, offset } = pageWindow(query);
   const { rows, total } = await repo.listEvents(db, scope, serialId, { limit: pageSize, offset });
   return {
     rows: rows.map((r) => ({ ...r, id: Number(r.id), data: (r.data ?? {}) as Record<string, unknown>, created_at: r.created_at.toISOString() })),
@@ -340,7 +360,8 @@ export const issueSerials = (tx: Tx, scope: Scope, rows: repo.NewSerial[], event
 export const assignSerials = (tx: Tx, scope: Scope, rows: repo.SerialAssignment[], event: { action: string; reason?: string | null; note?: string | null }) =>
   repo.assignSerials(tx, scope, rows, event);
 
-export const lockSerialCodes = (tx: Tx, keys: string[]) => repo.lockCodeKeys(tx, keys);
+/** Serialises serial-code writers of the caller's workspace until the transaction ends. */
+export const lockSerialWrites = (tx: Tx, scope: Scope) => repo.lockSerialWrites(tx, scope);
 
 /** For each code key: this workspace's serial, or "taken" when another workspace holds it. */
 export async function lookupSerialCodes(tx: Tx, scope: Scope, keys: string[]) {

@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/transaction.js';
-import { newProductAppId, newSerialCode } from '../../platform/ids/codes.js';
+import { newSerialCode } from '../../platform/ids/codes.js';
 
 // Operator-level writes (fixtures, demo seed, CLI). There is no caller scope
 // here: these functions create the tenants that scopes are later built from.
 
-export async function createWorkspace(db: Executor, input: { name: string; billingEligible: boolean }): Promise<number> {
+export async function createWorkspace(db: Executor, input: { name: string; billingEligible: boolean; storefrontUrl?: string | null }): Promise<number> {
   const row = await db
     .insertInto('workspaces')
-    .values({ name: input.name, billing_eligible: input.billingEligible })
+    .values({ name: input.name, billing_eligible: input.billingEligible, storefront_url: input.storefrontUrl ?? null })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -61,26 +61,6 @@ export async function addMembership(
       .values(input.productIds.map((product_id) => ({ workspace_id: input.workspaceId, account_id: input.accountId, product_id })))
       .execute();
   }
-}
-
-export async function createProduct(
-  db: Executor,
-  input: { workspaceId: number; name: string; maxActivations: number; priceCents: number; currency: string; offlineGraceDays?: number },
-): Promise<{ id: number; appId: string }> {
-  const row = await db
-    .insertInto('products')
-    .values({
-      workspace_id: input.workspaceId,
-      name: input.name,
-      max_activations: input.maxActivations,
-      price_cents: input.priceCents,
-      currency: input.currency.toLowerCase(),
-      app_id: newProductAppId(),
-      ...(input.offlineGraceDays === undefined ? {} : { offline_grace_days: input.offlineGraceDays }),
-    })
-    .returning(['id', 'app_id'])
-    .executeTakeFirstOrThrow();
-  return { id: row.id, appId: row.app_id };
 }
 
 export async function countWorkspaces(db: Executor): Promise<number> {
