@@ -1,24 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Database } from './platform/db/database.js';
 import { createTokenVerifier, type JwtSettings } from './platform/auth/jwt.js';
 import { registerPolicy } from './platform/auth/policy.js';
-import { registerErrorHandling } from './platform/http/error-handler.js';
+import { registerBrowserSupport } from './platform/http/browser.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.js';
 import { healthRoutes } from './platform/http/health.routes.js';
+import { createHttpServer, DEFAULT_HTTP_LIMITS, type HttpLimits, registerHttpLimits } from './platform/http/limits.js';
+import { deleteExpiredIdempotencyKeys, registerIdempotency } from './platform/http/idempotency.js';
+import { registerMetrics, ServiceMetrics } from './platform/http/metrics.js';
 import { registerOpenApi } from './platform/http/openapi.js';
+import { registerRateLimits } from './platform/http/rate-limits.js';
 import { ProblemSchema } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
+import { IMPORT_MAX_BYTES } from './platform/import/errors.js';
+import { JobRunner } from './platform/jobs/runner.js';
+import { DEFAULT_ASYNC_IMPORT_THRESHOLD, ImportRunner } from './platform/import/import-runner.js';
+import { importRoutes } from './modules/imports/imports.routes.js';
+import { registerMailJobs } from './platform/mail/mail.jobs.js';
+import { LogTransport, type MailTransport } from './platform/mail/transport.js';
 import { customerRoutes } from './modules/customers/customers.routes.js';
-import { serialRoutes } from './modules/serials/serials.routes.js';
 import { LicenseKeyring } from './modules/licensing/licensing.keys.js';
 import { licensingRoutes } from './modules/licensing/licensing.routes.js';
 import { LicensingService } from './modules/licensing/licensing.service.js';
-import { IMPORT_MAX_BYTES } from './platform/import/errors.js';
-import { OutboxDispatcher } from './platform/mail/dispatcher.js';
-import { LogTransport, type MailTransport } from './platform/mail/transport.js';
+import { ConnectionTracker } from './modules/licensing/licensing.connections.js';
 import { purchaseRoutes } from './modules/purchases/purchases.routes.js';
+import { serialRoutes } from './modules/serials/serials.routes.js';
+import { productRoutes } from './modules/products/products.routes.js';
+import { FileMetadata, ProductRow, RestApi, ReviewRecord, VersionRecord } from './modules/products/products.schemas.js';
+import { productFileRoutes } from './modules/products/product-files.routes.js';
+import { ProductFiles } from './modules/products/product-files.service.js';
+import { ProductCredentials } from './modules/products/product-credentials.service.js';
+import { NO_PACKAGES } from './modules/products/product-dashboard.service.js';
+import { productDashboardRoutes } from './modules/products/product-dashboard.routes.js';
+import { LinkSigner, PrivateLinks, registerPrivateLinkRoute } from './platform/links/private-links.js';
+import { NoStorage, type PrivateStorage } from './platform/storage/storage.js';
+import { registerStorageJobs } from './platform/storage/storage.jobs.js';
+
+/** Delivery files up to 2 GiB unless configured otherwise. */
+export const DEFAULT_FILE_UPLOAD_MAX_BYTES = 2 * 1024 * 1024 * 1024;
 
 export interface AppOptions {
   database: Database;
@@ -26,12 +49,40 @@ export interface AppOptions {
   licensing: {
     /** Key-encryption key for license signing keys (32 bytes). */
     encryptionKey: Buffer;
-    /** Requests per minute per client address and per serial. */
-    rateLimit: { perIp: number; perSerial: number };
+    /** Requests per minute per client address, per serial and address, and per serial. */
+    rateLimit: { perIp: number; perSerial: number; perSerialTotal: number };
+    /** How often plugin connections are written (ms); default 5 s. */
+    connectionFlushMs?: number;
   };
   /** Outgoing e-mail; default: the log transport. */
-  mail?: { transport?: MailTransport; from?: string; pollIntervalMs?: number };
+  mail?: { transport?: MailTransport; from?: string };
+  /** Background jobs of this instance; `run: false` enqueues but never runs (tests that inspect the queue). */
+  jobs?: { pollIntervalMs?: number; concurrency?: number; run?: boolean };
   logger?: FastifyServerOptions['logger'];
+  /** A pino logger shared with the rest of the process (the server passes its own). */
+  loggerInstance?: FastifyBaseLogger;
+  /** Shared rate-limit counters (several instances); without it they are per process. */
+  redis?: Redis | undefined;
+  /** Redis key prefix of the rate-limit counters (tests isolate apps with it). */
+  rateLimitNamespace?: string;
+  /** Timeouts and per-address caps (defaults: DEFAULT_HTTP_LIMITS). */
+  httpLimits?: Partial<HttpLimits>;
+  /** Proxies whose X-Forwarded-For is believed (Fastify's trustProxy): false, true, a hop count or addresses. */
+  trustProxy?: boolean | number | string[];
+  /** Browser origins allowed to call the API (CORS). */
+  corsOrigins?: string[];
+  /** Bearer token that protects GET /metrics; unset: open (restrict it at the network). */
+  metricsToken?: string | undefined;
+  /** Process metrics (CPU, memory, event loop) on /metrics; the server turns them on. */
+  processMetrics?: boolean;
+  /** Imports above this many rows run as jobs (202); the lease of an import job, renewed while it runs. */
+  imports?: { asyncThreshold?: number; leaseSeconds?: number };
+  /** Private storage for delivery files and packages; default: none (routes that need it answer 503). */
+  storage?: PrivateStorage;
+  /** The largest delivery file accepted (bytes). */
+  fileUploadMaxBytes?: number;
+  /** The service's public URL, as plugins and browsers reach it (links, package configuration). */
+  publicBaseUrl?: string;
 }
 
 export const DEFAULT_MAIL_FROM = 'Patchbay <no-reply@patchbay.invalid>';
@@ -40,22 +91,33 @@ export type App = FastifyInstance;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The e-mail outbox sender (tests wait on it with `outbox.idle()`). */
-    outbox: OutboxDispatcher;
+    /** This instance's background job runner (tests wait on it with `jobs.idle()`). */
+    jobs: JobRunner;
+    /** The import flow shared by the modules' import routes. */
+    imports: ImportRunner;
   }
 }
+
+/** Trust the nearest `hops` proxies' X-Forwarded-For entries. */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 const REQUEST_ID = /^[A-Za-z0-9._\-]{8,128}$/;
 
 export async function buildApp(options: AppOptions): Promise<App> {
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
+  const db = options.database.db;
   const app = Fastify({
-    logger: options.logger ?? false,
+    serverFactory: (handler) => createHttpServer(limits, handler),
+    trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false } },
+    clientErrorHandler,
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -64,27 +126,66 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addSchema(ProblemSchema);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Answers to authenticated callers are personal: no shared cache may keep them.
+    if (request.scope && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+
+  // Background work: one runner per instance; modules register their job handlers on it.
+  const runner = new JobRunner(db, { ...options.jobs, log: app.log });
+  app.decorate('jobs', runner);
+  const transport: MailTransport = options.mail?.transport ?? new LogTransport((entry, message) => app.log.info(entry, message));
+  registerMailJobs(runner, transport, options.mail?.from ?? DEFAULT_MAIL_FROM);
+  if (options.jobs?.run !== false) app.addHook('onReady', async () => runner.start());
+  app.addHook('onClose', async () => {
+    await runner.stop();
+    await transport.close?.();
   });
 
   registerErrorHandling(app);
-  registerPolicy(app, options.database.db, createTokenVerifier(options.jwt));
+  registerHttpLimits(app, limits);
+  await registerBrowserSupport(app, options.corsOrigins ?? []);
+  registerPolicy(app, db, createTokenVerifier(options.jwt));
+  // Keys belong to the caller: a workspace member's keys never meet another member's or workspace's.
+  registerIdempotency(app, db, (request) => (request.scope ? `account:${request.scope.workspaceId}:${request.scope.accountId}` : null));
+  runner.addMaintenance('idempotency-keys', () => deleteExpiredIdempotencyKeys(db));
   await registerOpenApi(app);
+  registerMetrics(
+    app,
+    new ServiceMetrics({ db, pool: options.database.pool, runner, processMetrics: options.processMetrics ?? false }),
+    options.metricsToken,
+  );
   await app.register(multipart, {
     limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
   });
+  await registerRateLimits(app, { redis: options.redis, ...(options.rateLimitNamespace ? { namespace: options.rateLimitNamespace } : {}) });
 
-  healthRoutes(app, options.database.db);
-  await app.register(customerRoutes, { db: options.database.db });
-  await app.register(serialRoutes, { db: options.database.db });
+  const imports = new ImportRunner(options.database, {
+    asyncThreshold: options.imports?.asyncThreshold ?? DEFAULT_ASYNC_IMPORT_THRESHOLD,
+    leaseSeconds: options.imports?.leaseSeconds ?? 60,
+  });
+  app.decorate('imports', imports);
+  imports.registerJobs(runner);
 
-  const transport = options.mail?.transport ?? new LogTransport((entry, message) => app.log.info(entry, message));
-  const outbox = new OutboxDispatcher(options.database.db, transport, options.mail?.from ?? DEFAULT_MAIL_FROM, app.log, options.mail?.pollIntervalMs);
-  app.decorate('outbox', outbox);
-  app.addHook('onReady', async () => outbox.start());
-  app.addHook('onClose', async () => outbox.stop());
-  await app.register(purchaseRoutes, { db: options.database.db, mail: outbox });
-  const keyring = new LicenseKeyring(options.database.db, options.licensing.encryptionKey);
-  await app.register(licensingRoutes, { service: new LicensingService(options.database.db, keyring), rateLimit: options.licensing.rateLimit });
+  const storage = options.storage ?? new NoStorage();
+  registerStorageJobs(runner, storage);
+  const links = new PrivateLinks(new LinkSigner([options.licensing.encryptionKey]));
+  registerPrivateLinkRoute(app, links);
+  const credentials = new ProductCredentials(db, options.licensing.encryptionKey);
+  const dashboard = { db, credentials, packages: NO_PACKAGES, publicBaseUrl: (options.publicBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/$/, '') };
+
+  for (const schema of [ProductRow, FileMetadata, RestApi, VersionRecord, ReviewRecord]) app.addSchema(schema);
+  healthRoutes(app, db);
+  await app.register(importRoutes, { db, runner: imports });
+  await app.register(productRoutes, { db });
+  await app.register(productFileRoutes, { files: new ProductFiles(db, storage, links, options.fileUploadMaxBytes ?? DEFAULT_FILE_UPLOAD_MAX_BYTES) });
+  await app.register(productDashboardRoutes, { ctx: dashboard });
+  await app.register(customerRoutes, { db });
+  await app.register(serialRoutes, { db });
+  await app.register(purchaseRoutes, { db });
+  const keyring = new LicenseKeyring(db, options.licensing.encryptionKey);
+  const connections = new ConnectionTracker(db, app.log, options.licensing.connectionFlushMs);
+  app.addHook('onClose', async () => connections.stop());
+  await app.register(licensingRoutes, { service: new LicensingService(db, keyring, connections), rateLimit: options.licensing.rateLimit });
 
   return app;
 }

@@ -1,0 +1,227 @@
+import { randomSymbols } from '../../platform/ids/codes.js';
+import type { Readable } from 'node:stream';
+import type { Scope } from '../../platform/auth/scope.js';
+import type { Db } from '../../platform/db/database.js';
+import { type Executor, inTransaction } from '../../platform/db/transaction.js';
+import { AppError, defineErrors, notFound, type CodesOf, type ErrorSpec, type FieldError } from '../../platform/http/errors.js';
+import { enqueueJob } from '../../platform/jobs/jobs.repo.js';
+import type { LinkedObject, PrivateLinks } from '../../platform/links/private-links.js';
+import type { PrivateStorage, StoredObject } from '../../platform/storage/storage.js';
+import { STORAGE_DELETE_JOB } from '../../platform/storage/storage.jobs.js';
+import * as repo from './product-files.repo.js';
+import { productRecordOrThrow, recordProductEvent } from './products.service.js';
+
+const fileErrorSpecs = {
+  EXTERNAL_FILE: { status: 409, title: 'The file is hosted elsewhere; use its external URL' },
+} as const satisfies Record<string, ErrorSpec>;
+export const FileErrors = defineErrors(fileErrorSpecs);
+
+declare module '../../platform/http/errors.js' {
+  interface ErrorCodeRegistry extends CodesOf<typeof fileErrorSpecs> {}
+}
+
+export const FILE_PLATFORMS = ['windows', 'macos', 'linux', 'ios', 'android', 'any'] as const;
+export const FILE_TYPES = ['installer', 'plugin', 'archive', 'sample_pack', 'preset', 'manual', 'other'] as const;
+
+export interface FileMetadata {
+  id: string;
+  filename: string;
+  platform: string;
+  type: string;
+  sizeBytes: number | null;
+  version: string | null;
+  managed: boolean;
+  deliveryMode: 'private_link' | 'external_url';
+  uploadedAt: string | null;
+  contentType: string | null;
+  sha256: string | null;
+  externalUrl: string | null;
+}
+
+export function toFileMetadata(f: repo.FileRecord): FileMetadata {
+  return {
+    id: f.id,
+    filename: f.filename,
+    platform: f.platform,
+    type: f.type,
+    sizeBytes: f.size_bytes,
+    version: f.version,
+    managed: f.managed,
+    deliveryMode: f.managed ? 'private_link' : 'external_url',
+    uploadedAt: f.uploaded_at.toISOString(),
+    contentType: f.content_type,
+    sha256: f.sha256,
+    externalUrl: f.external_url,
+  };
+}
+
+/** A file name as a download may carry it: the last path segment, printable, at most 255 characters. */
+export function cleanFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  return base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+}
+
+export interface FileFields {
+  platform?: string | undefined;
+  type?: string | undefined;
+  version?: string | undefined;
+}
+
+function checkFields(fields: FileFields, prefix: string): { platform: string; type: string; version: string | null } {
+  const errors: FieldError[] = [];
+  const platform = fields.platform ?? 'any';
+  const type = fields.type ?? 'installer';
+  if (!(FILE_PLATFORMS as readonly string[]).includes(platform)) errors.push({ path: `${prefix}/platform`, message: `must be one of ${FILE_PLATFORMS.join(', ')}` });
+  if (!(FILE_TYPES as readonly string[]).includes(type)) errors.push({ path: `${prefix}/type`, message: `must be one of ${FILE_TYPES.join(', ')}` });
+  const version = fields.version?.trim() || null;
+  if (version !== null && version.length > 50) errors.push({ path: `${prefix}/version`, message: 'must be at most 50 characters' });
+  if (errors.length > 0) throw new AppError('VALIDATION_FAILED', 'The file fields are invalid', { errors });
+  return { platform, type, version };
+}
+
+const newFileId = () => `file_${randomSymbols(20).toLowerCase()}`;
+
+export interface ExternalFileInput {
+  filename: string;
+  url: string;
+  platform?: string;
+  type?: string;
+  version?: string;
+  sizeBytes?: number;
+}
+
+/** Registers a file hosted elsewhere (no storage involved): the API's JSON form, and fixtures. */
+export async function registerExternalFile(db: Executor, scope: Scope, productId: number, body: ExternalFileInput): Promise<FileMetadata> {
+  const checked = checkFields(body, 'body');
+  const filename = cleanFilename(body.filename);
+  if (!filename) throw new AppError('VALIDATION_FAILED', 'filename is empty', { errors: [{ path: 'body/filename', message: 'is empty' }] });
+  return inTransaction(db, async (tx) => {
+    await productRecordOrThrow(tx, scope, productId);
+    const file = await repo.insertFile(tx, scope, {
+      id: newFileId(),
+      product_id: productId,
+      filename,
+      ...checked,
+      managed: false,
+      storage_key: null,
+      external_url: body.url,
+      content_type: null,
+      size_bytes: body.sizeBytes ?? null,
+      sha256: null,
+      uploadedBy: scope.accountId || null,
+    });
+    await recordProductEvent(tx, scope, { productId, kind: 'file.registered', data: { fileId: file.id, filename, url: body.url } });
+    return toFileMetadata(file);
+  });
+}
+
+/**
+ * Delivery files: uploads streamed into private storage (never a public URL), external files
+ * registered by URL, metadata for listing, and private links for downloads.
+ */
+export class ProductFiles {
+  constructor(
+    private readonly db: Db,
+    private readonly storage: PrivateStorage,
+    private readonly links: PrivateLinks,
+    readonly maxBytes: number,
+  ) {
+    links.register('files', (id) => this.resolveLink(id));
+  }
+
+  async list(scope: Scope, productId: number): Promise<FileMetadata[]> {
+    await productRecordOrThrow(this.db, scope, productId);
+    return (await repo.listFiles(this.db, scope, productId)).map(toFileMetadata);
+  }
+
+  /** Streams an upload into storage under a new id; `commitUpload` records it (or `discard` removes it). */
+  async stageUpload(scope: Scope, productId: number, upload: { filename: string; contentType: string; body: Readable }) {
+    await productRecordOrThrow(this.db, scope, productId);
+    const filename = cleanFilename(upload.filename);
+    if (!filename) {
+      upload.body.resume();
+      throw new AppError('VALIDATION_FAILED', 'The file part needs a file name', { errors: [{ path: 'body/file', message: 'has no file name' }] });
+    }
+    const id = newFileId();
+    const key = `ws${scope.workspaceId}/products/${productId}/files/${id}`;
+    const stored: StoredObject = await this.storage.put(key, upload.body, { contentType: upload.contentType, maxBytes: this.maxBytes });
+    return { id, key, filename, contentType: upload.contentType, stored };
+  }
+
+  async discard(staged: { key: string }): Promise<void> {
+    await this.storage.delete(staged.key).catch(() => undefined);
+  }
+
+  async commitUpload(
+    scope: Scope,
+    productId: number,
+    staged: Awaited<ReturnType<ProductFiles['stageUpload']>>,
+    fields: FileFields,
+  ): Promise<FileMetadata> {
+    let checked: ReturnType<typeof checkFields>;
+    try {
+      checked = checkFields(fields, 'body');
+    } catch (error) {
+      await this.discard(staged);
+      throw error;
+    }
+    return inTransaction(this.db, async (tx) => {
+      const file = await repo.insertFile(tx, scope, {
+        id: staged.id,
+        product_id: productId,
+        filename: staged.filename,
+        ...checked,
+        managed: true,
+        storage_key: staged.key,
+        external_url: null,
+        content_type: staged.contentType,
+        size_bytes: staged.stored.size,
+        sha256: staged.stored.sha256,
+        uploadedBy: scope.accountId || null,
+      });
+      await recordProductEvent(tx, scope, { productId, kind: 'file.uploaded', data: { fileId: file.id, filename: file.filename, sizeBytes: file.size_bytes } });
+      return toFileMetadata(file);
+    });
+  }
+
+  async registerExternal(scope: Scope, productId: number, body: ExternalFileInput): Promise<FileMetadata> {
+    return registerExternalFile(this.db, scope, productId, body);
+  }
+
+  /** Deletes the record now and the stored bytes through a job after the commit. */
+  async remove(scope: Scope, productId: number, fileId: string): Promise<{ deleted: true; id: string }> {
+    return inTransaction(this.db, async (tx) => {
+      await productRecordOrThrow(tx, scope, productId);
+      const file = await repo.deleteFile(tx, scope, productId, fileId);
+      if (!file) throw notFound('File');
+      if (file.storage_key) await enqueueJob(tx, { kind: STORAGE_DELETE_JOB, workspaceId: scope.workspaceId, payload: { key: file.storage_key } });
+      await recordProductEvent(tx, scope, { productId, kind: 'file.deleted', data: { fileId, filename: file.filename } });
+      return { deleted: true as const, id: fileId };
+    });
+  }
+
+  async link(scope: Scope, productId: number, fileId: string) {
+    await productRecordOrThrow(this.db, scope, productId);
+    const file = await repo.findFile(this.db, scope, productId, fileId);
+    if (!file) throw notFound('File');
+    if (!file.managed) {
+      throw new AppError(FileErrors.EXTERNAL_FILE, 'This file is hosted elsewhere; it has no private link', { body: { externalUrl: file.external_url } });
+    }
+    // Storage must be there before a link is promised (503 otherwise, never a public fallback).
+    await this.storage.check();
+    return this.links.linkFor('files', file.id, file.filename);
+  }
+
+  private async resolveLink(fileId: string): Promise<LinkedObject | null> {
+    const file = await repo.findFileForLink(this.db, fileId);
+    if (!file?.storage_key) return null;
+    const body = await this.storage.get(file.storage_key);
+    return {
+      body,
+      filename: file.filename,
+      contentType: file.content_type ?? 'application/octet-stream',
+      size: file.size_bytes,
+      completed: () => repo.countDownload(this.db, file.workspace_id, file.product_id, file.id),
+    };
+  }
+}
