@@ -34,7 +34,7 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
   const app = await buildApp({
     database,
     jwt: spec.jwt,
-    licensing: { encryptionKey: Buffer.from(spec.licenseKeyHex, 'hex'), rateLimit: { perIp: 10_000_000, perSerial: 10_000_000 } },
+    licensing: { encryptionKey: Buffer.from(spec.licenseKeyHex, 'hex'), rateLimit: { perIp: 10_000_000, perSerial: 10_000_000, perSerialTotal: 10_000_000 } },
     logger: false,
   });
   return { app, database };

@@ -133,7 +133,7 @@ describe('GET /api/developer/customers', () => {
     }
     // A removal shifts every later position by one; the anchors follow.
     const victim = all[5]!;
-    await ctx().app.inject({ method: 'DELETE', url: `${URL}/${victim.account_id}`, headers: bearer(ws.owner), payload: { confirm: true } });
+    await ctx().app.inject({ method: 'DELETE', url: `${URL}/${victim.id}`, headers: bearer(ws.owner), payload: { confirm: true } });
     const after = all.filter((r) => r.id !== victim.id);
     const shifted = await page(21);
     expect(shifted.rows.map((r: { id: number }) => r.id)).toEqual(after.slice(10_000, 10_500).map((r) => r.id));

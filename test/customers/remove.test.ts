@@ -40,10 +40,12 @@ describe('DELETE /api/developer/customers/:customerId', () => {
     expect(exported.map((r) => r.email)).toEqual(['stay@x.test']);
 
     const db = ctx().database.db;
-    const account = await db.selectFrom('accounts').where('id', '=', id).select('email').executeTakeFirst();
+    const accountOf = async (relationshipId: number) =>
+      (await db.selectFrom('developer_customers').where('id', '=', relationshipId).select('account_id').executeTakeFirstOrThrow()).account_id;
+    const account = await db.selectFrom('accounts').where('id', '=', await accountOf(id)).select('email').executeTakeFirst();
     expect(account?.email).toBe('gone@x.test');
     const consents = await db.selectFrom('marketing_consents').where('workspace_id', '=', ws.workspaceId).select('account_id').execute();
-    expect(consents.map((c) => c.account_id)).toEqual([ws.ids.customers.stay]);
+    expect(consents.map((c) => c.account_id)).toEqual([await accountOf(ws.ids.customers.stay!)]);
     const audit = await db
       .selectFrom('audit_log')
       .where('workspace_id', '=', ws.workspaceId)

@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { HttpLimits } from '../../src/platform/http/limits.js';
+import type { PrivateStorage } from '../../src/platform/storage/storage.js';
 import { afterAll, beforeAll } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import type { JwtSettings } from '../../src/platform/auth/jwt.js';
 import { type MailTransport, MemoryTransport } from '../../src/platform/mail/transport.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/db/database.js';
+import { setJobQueueName } from '../../src/platform/jobs/queue.js';
 import { type FixtureDocument, type FixtureResult, loadFixtures } from '../../src/operator/fixtures.js';
 
 export const TEST_JWT: JwtSettings = {
@@ -17,6 +21,10 @@ export const TEST_LICENSE_KEY = Buffer.alloc(32, 7);
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
+// Test files share one PostgreSQL database; each test process works its own job queue, so one
+// file's runner never runs (and sends the e-mail of) another file's jobs.
+setJobQueueName(`test-${process.pid}-${randomUUID().slice(0, 8)}`);
+
 export interface TestContext {
   app: App;
   database: Database;
@@ -24,17 +32,49 @@ export interface TestContext {
 
 /** A fresh app per test file: in-memory PGlite, or the PostgreSQL server named by DATABASE_URL. */
 export async function buildTestApp(
-  options: { rateLimit?: { perIp: number; perSerial: number }; mail?: { transport: MailTransport } } = {},
+  options: {
+    rateLimit?: { perIp: number; perSerial: number; perSerialTotal?: number };
+    mail?: { transport: MailTransport };
+    redis?: Redis;
+    rateLimitNamespace?: string;
+    httpLimits?: Partial<HttpLimits>;
+    /** Another URL for the same test database (a fault-injecting proxy, say). */
+    databaseUrl?: string;
+    jobs?: { pollIntervalMs?: number; concurrency?: number; run?: boolean };
+    onQuery?: (sql: string) => void;
+    storage?: PrivateStorage;
+    encryptionKey?: Buffer;
+    corsOrigins?: string[];
+    metricsToken?: string;
+    imports?: { asyncThreshold?: number; leaseSeconds?: number };
+  } = {},
 ): Promise<TestContext> {
-  const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: null, poolSize: 20 });
+  const database = await openDatabase({
+    databaseUrl: options.databaseUrl ?? process.env.DATABASE_URL,
+    dataDir: null,
+    poolSize: 10,
+    ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+  });
   await migrate(database.db);
   const app = await buildApp({
     database,
     jwt: TEST_JWT,
-    licensing: { encryptionKey: TEST_LICENSE_KEY, rateLimit: options.rateLimit ?? { perIp: 1_000_000, perSerial: 1_000_000 } },
-    // No background poll: on a shared PostgreSQL database another file's app would otherwise claim this
-    // app's e-mails; each app sends what it queues when it queues it (kick after commit).
-    mail: { transport: options.mail?.transport ?? new MemoryTransport(), pollIntervalMs: 3_600_000 },
+    licensing: {
+      encryptionKey: options.encryptionKey ?? TEST_LICENSE_KEY,
+      connectionFlushMs: 100,
+      rateLimit: { perIp: 1_000_000, perSerial: 1_000_000, perSerialTotal: 1_000_000, ...options.rateLimit },
+    },
+    redis: options.redis,
+    ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
+    ...(options.rateLimitNamespace ? { rateLimitNamespace: options.rateLimitNamespace } : {}),
+    mail: { transport: options.mail?.transport ?? new MemoryTransport() },
+    jobs: { pollIntervalMs: 200, ...options.jobs },
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    // Imports stay synchronous up to the row limit unless a test asks for the job path.
+    imports: { asyncThreshold: 100_000, ...options.imports },
+    publicBaseUrl: 'http://patchbay.test',
+    ...(options.storage ? { storage: options.storage } : {}),
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   });
   await app.ready();
   return { app, database };
@@ -82,6 +122,8 @@ export async function seedWorkspace(
     orders?: Array<Omit<NonNullable<FixtureDocument['orders']>[number], 'workspace'>>;
     resellers?: Array<{ key: string; name: string; kind?: 'store' | 'distributor' | 'marketplace' | 'bundle'; developerShareBps?: number | null }>;
     productSettings?: { maxActivations?: number; offlineGraceDays?: number };
+    /** Delivery files hosted elsewhere (fixtures register external files). */
+    files?: Array<{ key: string; product: string; filename: string; url: string }>;
   } = {},
 ): Promise<SeededWorkspace> {
   const s = unique();
@@ -116,6 +158,7 @@ export async function seedWorkspace(
     resellers: (extra.resellers ?? []).map((r) => ({ ...r, workspace: 'ws' })),
     orders: (extra.orders ?? []).map((o) => ({ ...o, workspace: 'ws' })),
     serials: (extra.serials ?? []).map((x) => ({ ...x, workspace: 'ws' })),
+    files: extra.files ?? [],
     tokens: [
       { key: 'owner', account: 'owner', workspace: 'ws' },
       ...members.map((m) => ({ key: m.key, account: m.key, workspace: 'ws' })),
@@ -125,3 +168,9 @@ export async function seedWorkspace(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The global account behind a customer_id (a relationship id), for tests that look at raw rows. */
+export async function accountIdOf(ctx: TestContext, customerId: number): Promise<number> {
+  const row = await ctx.database.db.selectFrom('developer_customers').where('id', '=', customerId).select('account_id').executeTakeFirstOrThrow();
+  return row.account_id;
+}

@@ -30,3 +30,27 @@ describe('licensing rate limits per address', () => {
     expect(limited.headers['retry-after']).toBeDefined();
   });
 });
+
+describe('licensing rate limits per serial and address', () => {
+  const limited = useTestApp({ rateLimit: { perIp: 1_000, perSerial: 2, perSerialTotal: 5 } });
+  it('gives each address its own budget for a serial, under a higher ceiling for all addresses together', async () => {
+    const ws = await seedWorkspace(limited(), { serials: [{ key: 'a', product: 'p1' }] });
+    const validate = (ip: string) =>
+      limited().app.inject({
+        method: 'POST',
+        url: '/api/licensing/v1/validate',
+        remoteAddress: ip,
+        payload: { productAppId: ws.appIds.p1, serial: ws.serialCodes.a, machineId: 'm' },
+      });
+    // Someone else who knows the serial uses up their own budget, not the owner's.
+    expect((await validate('203.0.113.9')).statusCode).toBe(200);
+    expect((await validate('203.0.113.9')).statusCode).toBe(200);
+    expect((await validate('203.0.113.9')).statusCode).toBe(429);
+    expect((await validate('198.51.100.1')).statusCode).toBe(200);
+    expect((await validate('198.51.100.1')).statusCode).toBe(200);
+    // A fifth accepted call reaches the serial's ceiling, which then applies to every address.
+    expect((await validate('192.0.2.77')).statusCode).toBe(200);
+    expect((await validate('192.0.2.77')).statusCode).toBe(429);
+    expect((await validate('192.0.2.78')).statusCode).toBe(429);
+  });
+});

@@ -1,50 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, ROOT, startServer as start, stop as stopChild, tempDataDir as tempDir, type Outcome } from '../helpers/process.js';
 
 // The CLI and the server run as real child processes on their own embedded
 // database in a temporary DATA_DIR, whatever DATABASE_URL the test run has.
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONFIG_VARS = ['DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'NODE_ENV'];
-const children = new Set<ChildProcess>();
-const tempDirs: string[] = [];
-
-function childEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of CONFIG_VARS) delete env[name];
-  return { ...env, DATA_DIR: dataDir, ...extra };
-}
-
-async function tempDataDir(): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'patchbay-cli-'));
-  tempDirs.push(dir);
-  return dir;
-}
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const tempDataDir = () => tempDir('patchbay-cli-');
 
 function cliWithEnv(extra: Record<string, string>, dataDir: string, ...args: string[]): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/patchbay.js', ...args], { cwd: ROOT, env: childEnv(dataDir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
-    child.on('close', (code) => {
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    });
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
 
@@ -58,58 +32,11 @@ async function cliJson<T = Record<string, unknown>>(dataDir: string, ...args: st
   return JSON.parse(outcome.stdout) as T;
 }
 
-interface Server {
-  child: ChildProcess;
-  stdout: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `src/server.ts` and resolves once it has printed its start-up block. */
-function startServer(dataDir: string, extra: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: childEnv(dataDir, { PORT: '0', LOG_LEVEL: 'warn', ...extra }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time\nstdout: ${stdout}\nstderr: ${stderr}`)), 90_000);
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      if (/listening on [^\n]*\n[\s\S]*\n\n/.test(stdout)) {
-        clearTimeout(timer);
-        resolve({ child, stdout: () => stdout, exited });
-      }
-    });
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}\nstdout: ${stdout}\nstderr: ${stderr}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess, exited?: Promise<number | null>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const done = exited ?? new Promise((resolve) => child.once('close', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await done;
-  clearTimeout(timer);
-}
-
-afterAll(async () => {
-  await Promise.all([...children].map((child) => stop(child)));
-  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
-});
+const startServer = async (dataDir: string, extra: Record<string, string> = {}) => {
+  const server = await start(dataDir, extra);
+  return { child: server.child, stdout: () => server.output().stdout, exited: server.outcome.then((o) => o.code) };
+};
+const stop = (child: Parameters<typeof stopChild>[0], _exited?: Promise<unknown>) => stopChild(child);
 
 const readSecret = async (dataDir: string) => new TextEncoder().encode((await fs.readFile(path.join(dataDir, 'jwt-secret'), 'utf8')).trim());
 
@@ -165,9 +92,9 @@ interface Loaded {
 
 /** Writes a fixture file next to (not inside) the data directory. */
 async function writeFixture(dataDir: string, name: string, content: unknown): Promise<string> {
-  const file = path.join(path.dirname(dataDir), `${path.basename(dataDir)}-${name}.json`);
+  // Inside a directory of its own that the process helpers remove after the file's tests.
+  const file = path.join(await tempDir('patchbay-fixture-'), `${path.basename(dataDir)}-${name}.json`);
   await fs.writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
-  tempDirs.push(file);
   return file;
 }
 
@@ -311,8 +238,8 @@ describe('patchbay fixtures load', () => {
       { label: 'an unknown e-mail', args: ['--account', 'nobody@studio.test'], message: 'No account nobody@studio.test' },
       { label: 'an unknown id', args: ['--account', '999999'], message: 'No account 999999' },
       { label: 'no --account', args: [], message: '--account is required' },
-      { label: 'a --ttl of 0', args: ['--account', 'owner@studio.test', '--ttl', '0'], message: '--ttl must be 1..31536000 seconds' },
-      { label: 'a fractional --ttl', args: ['--account', 'owner@studio.test', '--ttl', '1.5'], message: '--ttl must be 1..31536000 seconds' },
+      { label: 'a --ttl of 0', args: ['--account', 'owner@studio.test', '--ttl', '0'], message: '--ttl must be 1..2592000 seconds' },
+      { label: 'a fractional --ttl', args: ['--account', 'owner@studio.test', '--ttl', '1.5'], message: '--ttl must be 1..2592000 seconds' },
     ])('refuses $label', async ({ args, message }) => {
       const outcome = await cli(dir, 'token', 'create', ...args);
       expect(outcome.code).not.toBe(0);
@@ -407,7 +334,7 @@ describe('one process per embedded database', () => {
     expect(second.code).toBe(1);
     expect(second.stdout).toBe('');
     expect(second.stderr.trim()).toBe(
-      `The embedded database in "${path.resolve(dir)}" is in use by another Patchbay process. ` +
+      `The embedded database in "${path.resolve(dir)}" is in use by another Patchbay process (pid ${server.child.pid}). ` +
         'PGlite is single-process: stop the other process (server or CLI) or point DATA_DIR elsewhere.',
     );
 
@@ -425,5 +352,16 @@ describe('one process per embedded database', () => {
     const token = await cliJson<{ token: string; accountId: number }>(dir, 'token', 'create', '--account', 'owner@demo.patchbay.test');
     const payload = await verifyWithStoredSecret(dir, token.token);
     expect(payload.sub).toBe(String(token.accountId));
+  });
+
+  it('takes over the directory at once after its owner was killed with SIGKILL', { timeout: 180_000 }, async () => {
+    const dir = await tempDataDir();
+    const server = await startServer(dir, { DEMO: '0' });
+    server.child.kill('SIGKILL');
+    await server.exited;
+    const started = Date.now();
+    expect(await cliJson(dir, 'migrate')).toEqual({ applied: [] });
+    // The old lock named a process that no longer exists: no stale-lock timeout applies.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

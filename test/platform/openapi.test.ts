@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { ROW_ERROR_CODES } from '../../src/platform/import/errors.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
@@ -32,6 +33,11 @@ describe('OpenAPI document', () => {
     const res = await ctx().app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
+  });
+
+  it('every import row error code is documented in the README, with its catalogue meaning', () => {
+    const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const [code, meaning] of Object.entries(ROW_ERROR_CODES)) expect(readme, code).toContain(`| \`${code}\` | ${meaning} |`);
   });
 
   it('every error code is documented in the README', () => {

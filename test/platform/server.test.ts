@@ -1,93 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { childEnv as baseEnv, spawnTracked, startServer as start, stop, tempDataDir as tempDir } from '../helpers/process.js';
 
 // `src/server.ts` as a real child process. The embedded cases always use a
 // temporary DATA_DIR, whatever DATABASE_URL the test run has.
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONFIG_VARS = ['DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'NODE_ENV'];
-const children = new Set<ChildProcess>();
-const tempDirs: string[] = [];
-
-function childEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of CONFIG_VARS) delete env[name];
-  return { ...env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', ...extra };
-}
-
-async function tempDataDir(): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'patchbay-server-'));
-  tempDirs.push(dir);
-  return dir;
-}
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawnTracked(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; outcome: Promise<Outcome>; output: () => Outcome } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  const out = { code: null as number | null, stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk) => (out.stdout += chunk));
-  child.stderr!.on('data', (chunk) => (out.stderr += chunk));
-  const outcome = new Promise<Outcome>((resolve) =>
-    child.on('close', (code) => {
-      children.delete(child);
-      out.code = code;
-      resolve({ ...out });
-    }),
-  );
-  return { child, outcome, output: () => ({ ...out }) };
-}
-
-interface Server {
-  child: ChildProcess;
-  stdout: string;
-  address: string;
-  exited: Promise<Outcome>;
-}
-
-/** Starts the server and resolves once it has printed its start-up block. */
-function startServer(dataDir: string, extra: Record<string, string> = {}): Promise<Server> {
-  const { child, outcome, output } = spawnTracked(['--import', 'tsx', 'src/server.ts'], childEnv(dataDir, extra));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start in time\n${JSON.stringify(output())}`)), 90_000);
-    child.stdout!.on('data', () => {
-      const { stdout } = output();
-      const started = /Patchbay API listening on (\S+)\n[\s\S]*\n\n/.exec(stdout);
-      if (started) {
-        clearTimeout(timer);
-        resolve({ child, stdout, address: started[1]!, exited: outcome });
-      }
-    });
-    void outcome.then((result) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited with ${result.code}\n${result.stdout}\n${result.stderr}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const closed = new Promise((resolve) => child.once('close', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await closed;
-  clearTimeout(timer);
-}
-
-afterAll(async () => {
-  await Promise.all([...children].map((child) => stop(child)));
-  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
-});
+const childEnv = (dataDir: string, extra: Record<string, string> = {}) => baseEnv(dataDir, { PORT: '0', LOG_LEVEL: 'warn', ...extra });
+const tempDataDir = () => tempDir('patchbay-server-');
+const startServer = async (dataDir: string, extra: Record<string, string> = {}) => {
+  const server = await start(dataDir, extra);
+  return { ...server, exited: server.outcome };
+};
 
 const tokenLine = (stdout: string) => /^Demo owner token \(12 h\): (\S+)$/m.exec(stdout)?.[1];
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -100,7 +25,7 @@ async function customerTotal(address: string, token: string): Promise<number> {
 
 describe('the server on a fresh embedded database with DEMO=1', () => {
   let dir: string;
-  let server: Server;
+  let server: Awaited<ReturnType<typeof startServer>>;
   let token: string;
 
   beforeAll(async () => {
@@ -116,7 +41,8 @@ describe('the server on a fresh embedded database with DEMO=1', () => {
     expect(stdout).toContain(`Patchbay API listening on ${address}\n`);
     expect(stdout).toContain(`API reference: ${address}/docs  (OpenAPI: ${address}/openapi.json)\n`);
     expect(stdout).toContain(`Embedded database: ${dir}\n`);
-    expect(stdout).toContain(`Try: curl -H "Authorization: Bearer $TOKEN" ${address}/api/developer/customers\n`);
+    expect(stdout).toContain(`Paste to use it:  export TOKEN=${tokenLine(stdout)}\n`);
+    expect(stdout).toContain(`Then try:  curl -H "Authorization: Bearer $TOKEN" ${address}/api/developer/customers\n`);
 
     expect(token).toBeDefined();
     const secret = new TextEncoder().encode((await fs.readFile(path.join(dir, 'jwt-secret'), 'utf8')).trim());

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { bearer, onPostgres, seedWorkspace, useTestApp } from '../helpers/app.js';
+import { accountIdOf, bearer, onPostgres, seedWorkspace, useTestApp } from '../helpers/app.js';
 
 const ctx = useTestApp();
 
@@ -108,7 +108,7 @@ describe(`manual grants under concurrency (${onPostgres ? 'PostgreSQL' : 'PGlite
     for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().code).toBe('SERIAL_NOT_AVAILABLE');
     const winner = results.find((r) => r.statusCode === 201)!.json();
     const serial = await ctx().database.db.selectFrom('serials').where('id', '=', serialId).select(['status', 'customer_id']).executeTakeFirstOrThrow();
-    expect(serial).toEqual({ status: 'redeemed', customer_id: winner.customer.customer_id });
+    expect(serial).toEqual({ status: 'redeemed', customer_id: await accountIdOf(ctx(), winner.customer.customer_id) });
     expect(await rowCounts(ws.workspaceId)).toMatchObject({ orders: 1, order_items: 1, entitlements: 1, serials: 1, manual_grants: 1 });
   });
 });

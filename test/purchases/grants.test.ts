@@ -7,7 +7,7 @@ import { ManualGrantResult } from '../../src/modules/purchases/purchases.schemas
 import { operatorScope } from '../../src/platform/auth/scope.js';
 import type { Db } from '../../src/platform/db/database.js';
 import { MemoryTransport } from '../../src/platform/mail/transport.js';
-import { bearer, seedWorkspace, unique, useTestApp } from '../helpers/app.js';
+import { accountIdOf, bearer, seedWorkspace, unique, useTestApp } from '../helpers/app.js';
 
 const transport = new MemoryTransport();
 const ctx = useTestApp({ mail: { transport } });
@@ -45,7 +45,7 @@ async function rowCounts(workspaceId: number) {
       (select count(*)::int from serials where workspace_id = ${workspaceId}) as serials,
       (select count(*)::int from manual_grants where workspace_id = ${workspaceId}) as manual_grants,
       (select count(*)::int from developer_customers where workspace_id = ${workspaceId}) as customers,
-      (select count(*)::int from email_outbox where workspace_id = ${workspaceId}) as emails`.execute(ctx().database.db);
+      (select count(*)::int from jobs where workspace_id = ${workspaceId} and kind = 'email.send') as emails`.execute(ctx().database.db);
   return result.rows[0]!;
 }
 
@@ -177,7 +177,7 @@ describe('POST /api/developer/purchases/manual-grant: perpetual grants', () => {
     // The reason is kept with the grant for reconciliation, and the first answer with it.
     const db = ctx().database.db;
     const stored = await db.selectFrom('manual_grants').where('id', '=', body.grantId).select(['workspace_id', 'reason', 'grant_type', 'customer_id', 'actor_account_id', 'response']).executeTakeFirstOrThrow();
-    expect(stored).toMatchObject({ workspace_id: ws.workspaceId, reason: 'Conference giveaway', grant_type: 'perpetual', customer_id: customerId, actor_account_id: ws.ids.accounts.owner });
+    expect(stored).toMatchObject({ workspace_id: ws.workspaceId, reason: 'Conference giveaway', grant_type: 'perpetual', customer_id: await accountIdOf(ctx(), customerId), actor_account_id: ws.ids.accounts.owner });
     expect(stored.response).toEqual(body);
     const audit = await db.selectFrom('audit_log').where('workspace_id', '=', ws.workspaceId).where('action', '=', 'purchases.manual_grant').select('subject_id').execute();
     expect(audit).toEqual([{ subject_id: String(customerId) }]);
@@ -330,7 +330,7 @@ describe('POST /api/developer/purchases/manual-grant: existing_serial grants', (
     expect(body.entitlements).toEqual([expect.objectContaining({ kind: 'perpetual', source: 'grant', serial_id: serialId })]);
     // The serial keeps its origin: it was assigned, not issued.
     expect(body.serials).toEqual([expect.objectContaining({ id: serialId, serial: ws.serialCodes.s, origin: 'generated', status: 'redeemed', customer_id: customerId })]);
-    expect(await serialInDb(serialId)).toMatchObject({ status: 'redeemed', customer_id: customerId, order_id: body.purchases[0].order_id });
+    expect(await serialInDb(serialId)).toMatchObject({ status: 'redeemed', customer_id: await accountIdOf(ctx(), customerId), order_id: body.purchases[0].order_id });
     expect((await rowCounts(ws.workspaceId)).serials).toBe(1);
     const events = await ctx().database.db.selectFrom('serial_events').where('serial_id', '=', serialId).select(['action', 'reason', 'after_status']).execute();
     expect(events).toContainEqual({ action: 'assigned_by_grant', reason: 'Replacement for a lost key', after_status: 'redeemed' });
@@ -372,7 +372,7 @@ describe('POST /api/developer/purchases/manual-grant: existing_serial grants', (
       expectProblem(res, 409, 'SERIAL_NOT_AVAILABLE');
     }
     expect(await rowCounts(ws.workspaceId)).toEqual(before);
-    expect(await serialInDb(ws.ids.serials.held!)).toMatchObject({ status: 'redeemed', customer_id: ws.ids.customers.holder });
+    expect(await serialInDb(ws.ids.serials.held!)).toMatchObject({ status: 'redeemed', customer_id: await accountIdOf(ctx(), ws.ids.customers.holder!) });
     expect(await serialInDb(ws.ids.serials.revoked!)).toMatchObject({ status: 'revoked', customer_id: null });
   });
 
@@ -576,13 +576,13 @@ describe('POST /api/developer/purchases/manual-grant: grantRequestId', () => {
 });
 
 describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
-  const outbox = (workspaceId: number) =>
-    ctx()
-      .database.db.selectFrom('email_outbox')
-      .where('workspace_id', '=', workspaceId)
-      .select(['kind', 'recipient', 'subject', 'body_text', 'status', 'attempts', 'sent_at', 'last_error'])
-      .orderBy('id')
-      .execute();
+  // Queued e-mail is a job of kind email.send.
+  const outbox = async (workspaceId: number) =>
+    (
+      await sql<{ kind: string; recipient: string; subject: string; state: string; attempts: number; finished_at: Date | null; last_error: string | null }>`
+        select payload->>'kind' as kind, payload->>'to' as recipient, payload->>'subject' as subject, state, attempts, finished_at, last_error
+        from jobs where workspace_id = ${workspaceId} and kind = 'email.send' order by id`.execute(ctx().database.db)
+    ).rows;
   const sentTo = (recipient: string) => transport.sent.filter((m) => m.to === recipient);
 
   it('queues one e-mail per granted product and sends it after commit', async () => {
@@ -590,11 +590,11 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
     const email = `mail-${ws.suffix}@cust.test`;
     const body = await granted(ws.owner, { productIds: [ws.ids.products.p1, ws.ids.products.p2], email, reason: 'x', sendProductPurchaseEmails: true });
     expect(body.emailsQueued).toBe(2);
-    await ctx().app.outbox.idle();
+    await ctx().app.jobs.idle();
 
     const rows = await outbox(ws.workspaceId);
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row).toMatchObject({ kind: 'product_purchase', recipient: email, status: 'sent', attempts: 1, last_error: null, sent_at: expect.anything() });
+    for (const row of rows) expect(row).toMatchObject({ kind: 'product_purchase', recipient: email, state: 'succeeded', attempts: 1, last_error: null, finished_at: expect.anything() });
 
     const mails = sentTo(email);
     expect(mails).toHaveLength(2);
@@ -611,7 +611,7 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
     const email = `sub-mail-${ws.suffix}@cust.test`;
     const accessUntil = new Date(Date.now() + 40 * DAY).toISOString();
     await granted(ws.owner, { productId: ws.ids.products.p3, email, grantType: 'subscription', accessUntil, reason: 'x', sendProductPurchaseEmails: true });
-    await ctx().app.outbox.idle();
+    await ctx().app.jobs.idle();
     expect(sentTo(email)).toEqual([expect.objectContaining({ subject: expect.stringContaining(`Product p3 ${ws.suffix}`), text: expect.stringContaining(accessUntil.slice(0, 10)) })]);
   });
 
@@ -621,7 +621,7 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
     const a = await granted(ws.owner, { productId: ws.ids.products.p1, email, reason: 'x' });
     const b = await granted(ws.owner, { productId: ws.ids.products.p2, email, reason: 'x', sendProductPurchaseEmails: false });
     expect([a.emailsQueued, b.emailsQueued]).toEqual([0, 0]);
-    await ctx().app.outbox.idle();
+    await ctx().app.jobs.idle();
     expect(await outbox(ws.workspaceId)).toEqual([]);
     expect(sentTo(email)).toEqual([]);
   });
@@ -632,10 +632,10 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
     await granted(ws.owner, { productId: ws.ids.products.p1, email, reason: 'x' });
     const body = { productIds: [ws.ids.products.p1, ws.ids.products.p2], email, reason: 'x', sendProductPurchaseEmails: true, grantRequestId: `mail-${ws.suffix}` };
     expect((await granted(ws.owner, body)).emailsQueued).toBe(1);
-    await ctx().app.outbox.idle();
+    await ctx().app.jobs.idle();
     const replay = await grant(ws.owner, body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    await ctx().app.outbox.idle();
+    await ctx().app.jobs.idle();
     expect(sentTo(email).map((m) => m.subject)).toEqual([expect.stringContaining(`Product p2 ${ws.suffix}`)]);
     expect(await outbox(ws.workspaceId)).toHaveLength(1);
   });
@@ -652,13 +652,15 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
         const scope = operatorScope(ws.workspaceId, ws.ids.accounts.owner!);
         const outcome = await grantAccess(tx as unknown as Db, scope, { productId: ws.ids.products.p1, email, reason: 'x', sendProductPurchaseEmails: true });
         expect(outcome.emailsQueued).toBe(1);
-        const queued = await tx.selectFrom('email_outbox').where('workspace_id', '=', ws.workspaceId).select(['recipient', 'status']).execute();
-        expect(queued).toEqual([{ recipient: email, status: 'pending' }]);
+        const queued = (
+          await sql<{ recipient: string; state: string }>`select payload->>'to' as recipient, state from jobs where workspace_id = ${ws.workspaceId} and kind = 'email.send'`.execute(tx)
+        ).rows;
+        expect(queued).toEqual([{ recipient: email, state: 'queued' }]);
         throw rollback;
       });
     await expect(work).rejects.toBe(rollback);
-    ctx().app.outbox.kick();
-    await ctx().app.outbox.idle();
+    ctx().app.jobs.kick();
+    await ctx().app.jobs.idle();
     expect(await rowCounts(ws.workspaceId)).toMatchObject({ orders: 0, serials: 0, manual_grants: 0, customers: 0, emails: 0 });
     expect(sentTo(email)).toEqual([]);
   });
@@ -674,7 +676,7 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
       [409, { productId: ws.ids.products.p1, email, grantType: 'existing_serial', serialId: ws.ids.serials.s, reason: 'x' }],
     ];
     for (const [status, body] of refused) expect((await grant(ws.owner, { ...body, sendProductPurchaseEmails: true })).statusCode, JSON.stringify(body)).toBe(status);
-    await ctx().app.outbox.idle();
+    await ctx().app.jobs.idle();
     expect(await outbox(ws.workspaceId)).toEqual([]);
     expect(sentTo(email)).toEqual([]);
   });

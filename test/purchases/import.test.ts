@@ -49,7 +49,7 @@ const serials = async (token: string) => {
 
 const rowErrors = (body: { errors?: unknown }) => (body.errors as ImportBody['errors']).map((e) => `${e.row}:${e.field}:${e.code}`);
 
-const count = async (table: 'entitlements' | 'marketing_consents' | 'email_outbox' | 'orders' | 'order_items' | 'serials' | 'developer_customers', workspaceId: number) =>
+const count = async (table: 'entitlements' | 'marketing_consents' | 'jobs' | 'orders' | 'order_items' | 'serials' | 'developer_customers', workspaceId: number) =>
   (
     await ctx()
       .database.db.selectFrom(table)
@@ -62,7 +62,19 @@ const entitlements = (workspaceId: number) =>
   ctx()
     .database.db.selectFrom('entitlements')
     .where('workspace_id', '=', workspaceId)
-    .select(['customer_id', 'product_id', 'source', 'kind', 'status', 'order_item_id', 'serial_id', 'ends_at'])
+    .select([
+      // As the API shows it: the workspace's relationship id, not the account.
+      sql<number>`(select dc.id from developer_customers dc where dc.workspace_id = entitlements.workspace_id and dc.account_id = entitlements.customer_id)`.as(
+        'customer_id',
+      ),
+      'product_id',
+      'source',
+      'kind',
+      'status',
+      'order_item_id',
+      'serial_id',
+      'ends_at',
+    ])
     .orderBy('order_item_id')
     .execute();
 
@@ -151,7 +163,7 @@ describe('POST /api/developer/purchases/import', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(await count('developer_customers', ws.workspaceId)).toBe(2);
     expect(await count('marketing_consents', ws.workspaceId)).toBe(0);
-    expect(await count('email_outbox', ws.workspaceId)).toBe(0);
+    expect(await count('jobs', ws.workspaceId)).toBe(0);
   });
 
   it.each([
@@ -632,9 +644,12 @@ describe('POST /api/developer/purchases/import', () => {
     expect(await entitlements(other.workspaceId)).toEqual(before.entitlements);
     expect(before.customers.rows[0]).toMatchObject({ first_name: 'Kept', last_name: 'Name' });
 
-    // The account is shared; the relationship, order and item are this workspace's own.
+    // The account is shared; the relationship, order and item are this workspace's own, and the
+    // customer_id it shows is this workspace's: nothing tells it the person buys elsewhere too.
     const [mine] = (await purchases(ws.owner)).rows;
-    expect(mine).toMatchObject({ customer_id: before.customers.rows[0]!.customer_id, product_id: ws.ids.products.p1, first_name: 'Changed' });
+    const [ownCustomer] = (await customers(ws.owner)).rows;
+    expect(mine).toMatchObject({ customer_id: ownCustomer!.customer_id, product_id: ws.ids.products.p1, first_name: 'Changed' });
+    expect(mine!.customer_id).not.toBe(before.customers.rows[0]!.customer_id);
     expect(mine!.order_id).not.toBe(other.ids.orders.o);
   });
 

@@ -141,12 +141,15 @@ export const MEMBERS = {
  */
 export async function insertBulkItems(
   ctx: () => TestContext,
+  // customerId is the relationship id (customer_id in answers); items are joined by the account behind it.
   input: { workspaceId: number; orderId: number; productId: number; customerId: number; count: number; start: string; step: string; provider?: string },
 ): Promise<void> {
   await sql`
     insert into order_items (workspace_id, order_id, product_id, customer_id, channel, provider, record_type, status, currency,
                              price_cents, sale_price_cents, purchased_at)
-    select ${input.workspaceId}, ${input.orderId}, ${input.productId}, ${input.customerId}, 'managed_checkout', ${input.provider ?? 'card-provider'},
+    select ${input.workspaceId}, ${input.orderId}, ${input.productId},
+           (select account_id from developer_customers where workspace_id = ${input.workspaceId} and id = ${input.customerId}),
+           'managed_checkout', ${input.provider ?? 'card-provider'},
            'sale', 'paid', 'usd', 1000, 1000, ${input.start}::timestamptz - g * ${input.step}::interval
     from generate_series(1, ${input.count}::int) g`.execute(ctx().database.db);
 }

@@ -11,6 +11,7 @@ const sign = (claims: Record<string, unknown>, opts: { exp?: number; iss?: strin
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer(opts.iss ?? TEST_JWT.issuer)
     .setAudience(opts.aud ?? TEST_JWT.audience)
+    .setIssuedAt()
     .setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 600)
     .sign(opts.key ?? secret);
 
@@ -19,8 +20,46 @@ const sign = (claims: Record<string, unknown>, opts: { exp?: number; iss?: strin
  * prove that a caller of another workspace gets 404. A new route with a
  * parameter must add an entry here or this test fails.
  */
-const foreignRecords: Record<string, (other: SeededWorkspace) => Record<string, string | number>> = {
+type Params = Record<string, string | number>;
+const foreignRecords: Record<string, (other: SeededWorkspace) => Params | Promise<Params>> = {
+  // An import of the other workspace, queued through the API.
+  'GET /api/developer/imports/:importId': async (other) => {
+    const res = await ctx().app.inject({
+      method: 'POST',
+      url: '/api/developer/customers/import',
+      headers: { ...bearer(other.owner), prefer: 'respond-async' },
+      payload: { customers: [{ email: `matrix-${other.suffix}@x.test` }] },
+    });
+    return { importId: Number(String(res.headers.location).split('/').pop()) };
+  },
   'DELETE /api/developer/customers/:customerId': (other) => ({ customerId: other.ids.customers.c! }),
+  ...Object.fromEntries(
+    [
+      'GET /api/developer/products/:productId',
+      'PATCH /api/developer/products/:productId',
+      'GET /api/developer/products/:productId/dashboard',
+      'GET /api/developer/products/:productId/plugin-package/status',
+      'GET /api/developer/products/:productId/rest-config',
+      'GET /api/developer/products/:productId/files',
+      'POST /api/developer/products/:productId/files',
+      'GET /api/developer/products/:productId/versions',
+      'POST /api/developer/products/:productId/versions',
+      'GET /api/developer/products/:productId/reviews',
+      'POST /api/developer/products/:productId/reviews/import',
+    ].map((key) => [key, (other: SeededWorkspace) => ({ productId: other.ids.products.p1! })]),
+  ),
+  // Records of another workspace under that workspace's product (the product alone already answers 404).
+  'DELETE /api/developer/products/:productId/files/:fileId': (other) => ({ productId: other.ids.products.p1!, fileId: other.ids.files.f! }),
+  'POST /api/developer/products/:productId/files/:fileId/link': (other) => ({ productId: other.ids.products.p1!, fileId: other.ids.files.f! }),
+  'PATCH /api/developer/products/:productId/versions/:versionId': async (other) => {
+    const res = await ctx().app.inject({ method: 'POST', url: `/api/developer/products/${other.ids.products.p1}/versions`, headers: bearer(other.owner), payload: { version: `m-${other.suffix}` } });
+    return { productId: other.ids.products.p1!, versionId: res.json().id };
+  },
+  'POST /api/developer/products/:productId/reviews/:reviewId/status': async (other) => {
+    await ctx().app.inject({ method: 'POST', url: `/api/developer/products/${other.ids.products.p1}/reviews/import`, headers: bearer(other.owner), payload: { reviews: [{ rating: 4 }] } });
+    const [review] = (await ctx().app.inject({ method: 'GET', url: `/api/developer/products/${other.ids.products.p1}/reviews`, headers: bearer(other.owner) })).json().rows;
+    return { productId: other.ids.products.p1!, reviewId: review.id };
+  },
   ...Object.fromEntries(
     [
       ...['activate', 'reactivate', 'deactivate', 'suspend', 'unsuspend', 'revoke', 'customer-portal-order/hide', 'customer-portal-order/show'].map(
@@ -33,7 +72,18 @@ const foreignRecords: Record<string, (other: SeededWorkspace) => Record<string, 
 
 const fill = (url: string, params: Record<string, string | number>) => url.replace(/:(\w+)/g, (_, name: string) => String(params[name] ?? 1));
 
-const bodyFor = (route: RouteEntry) => (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { confirm: true } : undefined);
+/** Bodies that pass the schema, for routes whose schema refuses the generic one (so the scope check is what answers). */
+const validBodies: Record<string, object> = {
+  'POST /api/developer/products/:productId/files': { filename: 'a.zip', url: 'https://cdn.example/a.zip' },
+  'POST /api/developer/products/:productId/versions': { version: '9.9.9' },
+  'PATCH /api/developer/products/:productId/versions/:versionId': { changelog: 'x' },
+  'POST /api/developer/products/:productId/reviews/import': { reviews: [{ rating: 4 }] },
+  'POST /api/developer/products/:productId/reviews/:reviewId/status': { status: 'hidden' },
+  'PATCH /api/developer/products/:productId': { name: 'Renamed' },
+  'POST /api/developer/products': { name: 'New' },
+};
+const bodyFor = (route: RouteEntry) =>
+  validBodies[`${route.method} ${route.url}`] ?? (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { confirm: true } : undefined);
 
 function call(c: TestContext, route: RouteEntry, url: string, headers: Record<string, string>) {
   const payload = bodyFor(route);
@@ -95,7 +145,7 @@ describe('security matrix over every registered route', () => {
     for (const route of ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account')) {
       const policy = route.policy as Extract<RouteEntry['policy'], { auth: 'account' }>;
       if (!policy.permission && !policy.recordPermission) continue;
-      const url = fill(route.url, foreignRecords[`${route.method} ${route.url}`]?.(ws) ?? {});
+      const url = fill(route.url, (await foreignRecords[`${route.method} ${route.url}`]?.(ws)) ?? {});
       const res = await call(ctx(), route, url, bearer(ws.tokens.bare!));
       expect(res.statusCode, `${route.method} ${route.url}`).toBe(403);
       expect(res.json().code).toBe('FORBIDDEN');
@@ -104,13 +154,18 @@ describe('security matrix over every registered route', () => {
 
   it('answers 404 for a record of another workspace on every route with a path parameter', async () => {
     const mine = await seedWorkspace(ctx());
-    const other = await seedWorkspace(ctx(), { customers: [{ key: 'c' }], serials: [{ key: 's', product: 'p1', customer: 'c', order: 'o' }], orders: [{ key: 'o', customer: 'c' }] });
+    const other = await seedWorkspace(ctx(), {
+      customers: [{ key: 'c' }],
+      serials: [{ key: 's', product: 'p1', customer: 'c', order: 'o' }],
+      orders: [{ key: 'o', customer: 'c' }],
+      files: [{ key: 'f', product: 'p1', filename: 'a.zip', url: 'https://cdn.example/a.zip' }],
+    });
     const withParams = ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account' && r.url.includes(':'));
     for (const route of withParams) {
       const key = `${route.method} ${route.url}`;
       const foreign = foreignRecords[key];
       expect(foreign, `${key} needs an entry in foreignRecords`).toBeDefined();
-      const res = await call(ctx(), route, fill(route.url, foreign!(other)), bearer(mine.owner));
+      const res = await call(ctx(), route, fill(route.url, await foreign!(other)), bearer(mine.owner));
       expect(res.statusCode, key).toBe(404);
       expect(res.json().code).toBe('NOT_FOUND');
     }

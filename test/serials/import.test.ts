@@ -230,6 +230,24 @@ describe('POST /api/developer/serials/import', () => {
     expect([...(await bySerial(ws.owner)).keys()]).toEqual([mine]);
   });
 
+  it('answers a code of a product outside the member\'s assignment exactly like a foreign code, and leaves it alone', async () => {
+    const ws = await seedWorkspace(ctx(), { members: [MEMBERS.scoped], serials: [{ key: 'hidden', product: 'p2' }] });
+    const foreign = await seedWorkspace(ctx(), { serials: [{ key: 's', product: 'p1' }] });
+    const email = `probe-${unique()}@x.test`;
+    const probe = (serialCode: string) =>
+      api.importJson(ws.tokens.scoped!, { serials: [{ serialCode, productId: ws.ids.products.p1, email }] });
+    const hidden = await probe(ws.serialCodes.hidden!);
+    const other = await probe(foreign.serialCodes.s!);
+    // Same status, same body apart from the request id: the member cannot tell the two apart.
+    expect(hidden.statusCode).toBe(422);
+    const strip = (body: Record<string, unknown>) => ({ ...body, requestId: undefined });
+    expect(strip(hidden.json())).toEqual(strip(other.json()));
+    expect(rowErrors(hidden.json())).toEqual(['1:serialCode:SERIAL_CODE_TAKEN']);
+    // Untouched: still available, no customer, no relationship created.
+    expect((await bySerial(ws.owner)).get(ws.serialCodes.hidden!)).toMatchObject({ customer_id: null, status: 'available' });
+    expect((await customers(ws.owner)).total).toBe(0);
+  });
+
   it('records an imported event for every new serial', async () => {
     const ws = await seedWorkspace(ctx());
     const imported = code('EVT');

@@ -14,7 +14,7 @@ const now = () => Math.floor(Date.now() / 1000);
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** An HS256 token with the usual claims, any of which `overrides` can replace or (with undefined) drop. */
-async function token(overrides: Partial<Record<'sub' | 'iss' | 'aud' | 'exp' | 'nbf' | 'wid', unknown>> = {}, secret?: string): Promise<string> {
+async function token(overrides: Partial<Record<'sub' | 'iss' | 'aud' | 'exp' | 'nbf' | 'wid' | 'iat', unknown>> = {}, secret?: string): Promise<string> {
   const claims: Record<string, unknown> = { sub: '12', wid: 34, iss: SETTINGS.issuer, aud: SETTINGS.audience, iat: now(), exp: now() + 600, ...overrides };
   for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
   return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key(secret));
@@ -34,6 +34,11 @@ describe('createTokenVerifier (HS256 secret)', () => {
   it('accepts a token from signAccessToken', async () => {
     const signed = await signAccessToken({ secret: SETTINGS.secret!, issuer: SETTINGS.issuer, audience: SETTINGS.audience }, { accountId: 12, workspaceId: 34, ttlSeconds: 60 });
     await expect(verify(signed)).resolves.toEqual({ accountId: 12, workspaceId: 34 });
+  });
+
+  it('accepts an iat within the clock skew and a lifetime of exactly 30 days', async () => {
+    await expect(verify(await token({ iat: now() + 30 }))).resolves.toMatchObject({ accountId: 12 });
+    await expect(verify(await token({ iat: now(), exp: now() + 30 * 86_400 }))).resolves.toMatchObject({ accountId: 12 });
   });
 
   it('accepts a token without a workspace (chosen per request)', async () => {
@@ -79,6 +84,11 @@ describe('createTokenVerifier (HS256 secret)', () => {
     { label: 'wid 0', make: () => token({ wid: 0 }) },
     { label: 'a fractional wid', make: () => token({ wid: 1.5 }) },
     { label: 'a null wid', make: () => token({ wid: null }) },
+    { label: 'no iat', make: () => token({ iat: undefined }) },
+    { label: 'an iat one day in the future', make: () => token({ iat: now() + 86_400, exp: now() + 86_400 + 600 }) },
+    { label: 'an iat beyond the 60 s clock skew', make: () => token({ iat: now() + 120 }) },
+    { label: 'an exp of 1e308', make: () => token({ exp: 1e308 }) },
+    { label: 'a lifetime just over 30 days', make: () => token({ iat: now(), exp: now() + 30 * 86_400 + 1 }) },
   ])('refuses $label', async ({ make }) => {
     await rejection(await make());
   });

@@ -14,6 +14,7 @@ describe('parseMajorUnits', () => {
     ['a zero-decimal currency', '500', 'jpy', 500],
     ['a three-decimal currency', '1.234', 'kwd', 1234],
     ['the largest amount', '10000000000', 'usd', 1_000_000_000_000],
+    ['the largest amount of a zero-decimal currency', '1000000000000', 'jpy', 1_000_000_000_000],
   ])('reads %s', (_label, value, currency, minor) => {
     expect(parseMajorUnits(value, currency)).toEqual({ ok: true, minor });
   });
@@ -26,6 +27,7 @@ describe('parseMajorUnits', () => {
     ['digit grouping', '1,299.00', 'usd'],
     ['an exponent', '1e3', 'usd'],
     ['an amount above the limit', '10000000000.01', 'usd'],
+    ['a zero-decimal amount above the limit', '1000000000001', 'jpy'],
     ['a huge number', 1e21, 'usd'],
     ['infinity', Number.POSITIVE_INFINITY, 'usd'],
     ['a boolean', true, 'usd'],

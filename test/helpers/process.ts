@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+// The server and the CLI as real child processes, on a temporary DATA_DIR, with none of the
+// test run's own configuration leaking in. Every child is stopped and every directory removed
+// after the file's tests.
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CONFIG_VARS = [
+  'DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'NODE_ENV', 'REDIS_URL',
+];
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+
+export function childEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of CONFIG_VARS) delete env[name];
+  return { ...env, DATA_DIR: dataDir, ...extra };
+}
+
+export async function tempDataDir(prefix = 'patchbay-'): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Tracked {
+  child: ChildProcess;
+  outcome: Promise<Outcome>;
+  output: () => Outcome;
+}
+
+/** Spawns `command args` (default: node) in the repository and collects its output. */
+export function spawnTracked(args: string[], env: NodeJS.ProcessEnv, command = process.execPath): Tracked {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const out: Outcome = { code: null, signal: null, stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => (out.stdout += chunk));
+  child.stderr!.on('data', (chunk) => (out.stderr += chunk));
+  const outcome = new Promise<Outcome>((resolve) =>
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      out.code = code;
+      out.signal = signal;
+      resolve({ ...out });
+    }),
+  );
+  return { child, outcome, output: () => ({ ...out }) };
+}
+
+export interface Server extends Tracked {
+  stdout: string;
+  address: string;
+}
+
+/** Starts the server (or `command args`, e.g. npm start) and resolves once it has printed its start-up block. */
+export function startServer(dataDir: string, extra: Record<string, string> = {}, command?: { command: string; args: string[] }): Promise<Server> {
+  const env = childEnv(dataDir, { PORT: '0', LOG_LEVEL: 'warn', ...extra });
+  const tracked = command ? spawnTracked(command.args, env, command.command) : spawnTracked(['--import', 'tsx', 'src/server.ts'], env);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start in time\n${JSON.stringify(tracked.output())}`)), 90_000);
+    tracked.child.stdout!.on('data', () => {
+      const { stdout } = tracked.output();
+      const started = /Patchbay API listening on (\S+)\n[\s\S]*\n\n/.exec(stdout);
+      if (started) {
+        clearTimeout(timer);
+        resolve({ ...tracked, stdout, address: started[1]! });
+      }
+    });
+    void tracked.outcome.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${result.code}\n${result.stdout}\n${result.stderr}`));
+    });
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await closed;
+  clearTimeout(timer);
+}
+
+afterAll(async () => {
+  await Promise.all([...children].map((child) => stop(child)));
+  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+});

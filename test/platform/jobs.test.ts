@@ -1,0 +1,231 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
+import { inTransaction } from '../../src/platform/db/transaction.js';
+import { enqueueJob, enqueueJobs, findJob } from '../../src/platform/jobs/jobs.repo.js';
+import { jobQueueName } from '../../src/platform/jobs/queue.js';
+import { JobRunner, PermanentJobError } from '../../src/platform/jobs/runner.js';
+import { enqueueEmails } from '../../src/platform/mail/mail.js';
+import { registerMailJobs } from '../../src/platform/mail/mail.jobs.js';
+import { FileTransport, LogTransport, MemoryTransport, type OutgoingEmail } from '../../src/platform/mail/transport.js';
+import { onPostgres, unique } from '../helpers/app.js';
+
+// The job runner on the test database (each test process works its own queue, see the helpers).
+
+const MINUTE = 60_000;
+let database: Database;
+const db = () => database.db;
+const runners: JobRunner[] = [];
+
+beforeAll(async () => {
+  database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: null, poolSize: 10 });
+  await migrate(database.db);
+});
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((r) => r.stop(1_000)));
+});
+afterAll(async () => database.close());
+
+/** A runner that never polls on its own: it runs what commits announce, and what a test kicks. */
+function runner(options: { pollIntervalMs?: number; concurrency?: number } = {}): JobRunner {
+  const r = new JobRunner(db(), { pollIntervalMs: 3_600_000, ...options });
+  runners.push(r);
+  return r;
+}
+
+const kind = () => `test.${unique()}`;
+const enqueue = (jobKind: string, payloads: Array<Record<string, unknown>>, extra: { maxAttempts?: number } = {}) =>
+  inTransaction(db(), (tx) => enqueueJobs(tx, payloads.map((payload) => ({ kind: jobKind, workspaceId: null, payload, ...extra }))));
+const job = async (id: number) => (await findJob(db(), id))!;
+/** Makes every queued job of this queue due now, as if its back-off had elapsed. */
+const makeDue = () => sql`update jobs set run_after = now() - interval '1 second' where state = 'queued' and queue = ${jobQueueName()}`.execute(db());
+
+describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('runs a job enqueued in a committed transaction right after the commit, and records its result', async () => {
+    const k = kind();
+    const r = runner();
+    const seen: unknown[] = [];
+    r.register(k, async (j) => {
+      seen.push(j.payload);
+      return { ok: true };
+    });
+    r.start();
+    const [id] = await enqueue(k, [{ n: 1 }]);
+    await r.idle();
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(await job(id!)).toMatchObject({ state: 'succeeded', attempts: 1, result: { ok: true }, last_error: null, lease_until: null });
+  });
+
+  it('creates no job when the transaction rolls back', async () => {
+    const k = kind();
+    const r = runner();
+    let runs = 0;
+    r.register(k, async () => void (runs += 1));
+    r.start();
+    await expect(
+      inTransaction(db(), async (tx) => {
+        await enqueueJob(tx, { kind: k, workspaceId: null, payload: {} });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await r.idle();
+    expect(runs).toBe(0);
+    expect((await db().selectFrom('jobs').where('kind', '=', k).select('id').execute()).length).toBe(0);
+  });
+
+  it('retries a failed job with exponential back-off and gives up after its attempts, keeping the error', async () => {
+    const k = kind();
+    const r = runner();
+    let runs = 0;
+    r.register(k, async () => {
+      runs += 1;
+      throw new Error(`SMTP 451 temporary failure (${runs})`);
+    });
+    r.start();
+    const [id] = await enqueue(k, [{}], { maxAttempts: 4 });
+    for (let attempt = 1; attempt < 4; attempt += 1) {
+      const before = Date.now();
+      await r.idle();
+      const row = await job(id!);
+      expect(row, `attempt ${attempt}`).toMatchObject({ state: 'queued', attempts: attempt, last_error: `SMTP 451 temporary failure (${attempt})` });
+      const retryAt = new Date(row.run_after).getTime();
+      expect(retryAt).toBeGreaterThanOrEqual(before + MINUTE * 2 ** (attempt - 1) - 1_000);
+      expect(retryAt).toBeLessThanOrEqual(Date.now() + MINUTE * 2 ** (attempt - 1));
+      await makeDue();
+      r.kick();
+    }
+    await r.idle();
+    expect(await job(id!)).toMatchObject({ state: 'failed', attempts: 4, last_error: 'SMTP 451 temporary failure (4)', finished_at: expect.anything() });
+    await makeDue();
+    r.kick();
+    await r.idle();
+    expect(runs).toBe(4);
+  });
+
+  it('fails a job at once on a permanent error', async () => {
+    const k = kind();
+    const r = runner();
+    r.register(k, async () => {
+      throw new PermanentJobError('the record is gone');
+    });
+    r.start();
+    const [id] = await enqueue(k, [{}]);
+    await r.idle();
+    expect(await job(id!)).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the record is gone' });
+  });
+
+  it('leaves jobs that are not due yet alone', async () => {
+    const k = kind();
+    const r = runner();
+    let runs = 0;
+    r.register(k, async () => void (runs += 1));
+    r.start();
+    const id = await inTransaction(db(), (tx) => enqueueJob(tx, { kind: k, workspaceId: null, payload: {}, runAfter: new Date(Date.now() + 3_600_000) }));
+    await r.idle();
+    expect(runs).toBe(0);
+    expect(await job(id)).toMatchObject({ state: 'queued', attempts: 0 });
+  });
+
+  it('takes over a job whose worker died once its lease has run out, and runs it again', async () => {
+    const k = kind();
+    const [id] = await enqueue(k, [{ n: 1 }]);
+    // A worker claimed it and died: running, with a lease that has run out.
+    await sql`update jobs set state = 'running', attempts = 1, locked_by = 'dead-worker', lease_until = now() - interval '1 second' where id = ${id}`.execute(db());
+    const r = runner();
+    const attempts: number[] = [];
+    r.register(k, async (j) => void attempts.push(j.attempt));
+    r.start();
+    await r.idle();
+    expect(attempts).toEqual([2]);
+    expect(await job(id!)).toMatchObject({ state: 'succeeded', attempts: 2, locked_by: r.workerId });
+    // The dead worker cannot finish it any more.
+    expect(await db().updateTable('jobs').set({ state: 'failed' }).where('id', '=', id!).where('locked_by', '=', 'dead-worker').executeTakeFirst()).toMatchObject({ numUpdatedRows: 0n });
+  });
+
+  it('does not take a job whose lease is still running', async () => {
+    const k = kind();
+    const [id] = await enqueue(k, [{}]);
+    await sql`update jobs set state = 'running', attempts = 1, locked_by = 'live-worker', lease_until = now() + interval '5 minutes' where id = ${id}`.execute(db());
+    const r = runner();
+    let runs = 0;
+    r.register(k, async () => void (runs += 1));
+    r.start();
+    await r.idle();
+    expect(runs).toBe(0);
+  });
+
+  it('gives running jobs back at shutdown when they outlast the grace period', async () => {
+    const k = kind();
+    const r = runner();
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    r.register(k, async () => blocked);
+    r.start();
+    const [id] = await enqueue(k, [{}]);
+    for (let i = 0; i < 50 && (await job(id!)).state !== 'running'; i += 1) await new Promise((x) => setTimeout(x, 20));
+    await r.stop(100);
+    expect(await job(id!)).toMatchObject({ state: 'queued', attempts: 0, lease_until: null, locked_by: null });
+    release();
+  });
+
+  it('runs every job exactly once when two runners work the same queue', async () => {
+    const k = kind();
+    const runs = new Map<number, number>();
+    for (const concurrency of [3, 3]) {
+      const r = runner({ concurrency });
+      r.register(k, async (j) => {
+        runs.set(j.id, (runs.get(j.id) ?? 0) + 1);
+        await new Promise((x) => setTimeout(x, 2));
+      });
+    }
+    const ids = await enqueue(k, Array.from({ length: 60 }, (_, n) => ({ n })));
+    for (const r of runners) r.start();
+    for (let i = 0; i < 5; i += 1) await Promise.all(runners.map((r) => r.idle()));
+    expect([...runs.keys()].sort((a, b) => a - b)).toEqual(ids);
+    expect([...runs.values()].every((n) => n === 1)).toBe(true);
+  });
+});
+
+describe('e-mail jobs', () => {
+  it('sends a queued e-mail through the transport with the job id', async () => {
+    const r = runner();
+    const transport = new MemoryTransport();
+    registerMailJobs(r, transport, 'Patchbay <noreply@patchbay.test>');
+    r.start();
+    const [id] = await inTransaction(db(), (tx) => enqueueEmails(tx, null, [{ kind: 'test', recipient: 'a@cust.test', subject: 'Hi', text: 'Body' }]));
+    await r.idle();
+    expect(transport.sent).toEqual([{ id, from: 'Patchbay <noreply@patchbay.test>', to: 'a@cust.test', subject: 'Hi', text: 'Body' }]);
+  });
+});
+
+describe('mail transports', () => {
+  const FROM = 'Patchbay <noreply@patchbay.test>';
+  const email = (id: number): OutgoingEmail => ({ id, from: FROM, to: `t${id}@cust.test`, subject: `Hello ${id}`, text: `Serial: ABC-${id}\nline two` });
+
+  it('FileTransport appends one JSON line per e-mail, creating the directory', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'patchbay-mail-'));
+    try {
+      const dir = join(root, 'nested', 'mail');
+      const transport = new FileTransport(dir);
+      await transport.send(email(1));
+      await transport.send(email(2));
+      const lines = (await readFile(join(dir, 'outbox.jsonl'), 'utf8')).split('\n');
+      expect(lines.pop()).toBe('');
+      expect(lines.map((l) => JSON.parse(l))).toEqual([1, 2].map((id) => ({ ...email(id), sentAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) })));
+      await new FileTransport(dir).send(email(3));
+      expect((await readFile(join(dir, 'outbox.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('LogTransport logs the id, recipient and subject but never the body', async () => {
+    const entries: Array<[Record<string, unknown>, string]> = [];
+    await new LogTransport((entry, message) => entries.push([entry, message])).send(email(7));
+    expect(entries).toEqual([[{ emailId: 7, to: 't7@cust.test', subject: 'Hello 7' }, expect.any(String)]]);
+    expect(JSON.stringify(entries)).not.toContain('ABC-7');
+  });
+});
