@@ -3,7 +3,7 @@ import pino from 'pino';
 import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
 import { signAccessToken } from './platform/auth/jwt.js';
-import type { Database } from './platform/db/database.js';
+import { type Database, describeDbError } from './platform/db/database.js';
 import { loggerOptions } from './platform/http/logging.js';
 import { FileTransport, SmtpTransport } from './platform/mail/transport.js';
 import { openRedis } from './platform/redis/redis.js';
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   });
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
@@ -84,9 +84,18 @@ async function main(): Promise<void> {
       redis?.disconnect();
       await database.close();
     } finally {
-      process.exit(0);
+      process.exit(exitCode);
     }
   };
+  // A stray error must never print driver internals (a PostgreSQL client carries its backend pid and
+  // cancel key): log its code and message only. A rejected promise nobody awaited is logged and the
+  // service keeps serving; an uncaught exception leaves the process in an unknown state, so it exits
+  // (a supervisor restarts it) after closing what it can.
+  process.on('unhandledRejection', (reason) => logger.error({ err: describeDbError(reason) }, 'unhandled rejection'));
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: describeDbError(error) }, 'uncaught exception: exiting');
+    void shutdown('uncaughtException', 1);
+  });
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 

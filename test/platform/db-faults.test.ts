@@ -1,23 +1,34 @@
 import net from 'node:net';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/platform/db/database.js';
 import { bearer, buildTestApp, onPostgres, seedWorkspace, useTestApp } from '../helpers/app.js';
 
 // Connection faults on a real PostgreSQL server: a restart, a failover or a proxy's idle
 // timeout ends the service's connections. The process must stay up and serve again.
 
-async function terminateBackends(databaseUrl: string): Promise<number> {
+// Test files run side by side on one database: each fault test tags its connections with an
+// application_name of its own and terminates only those, never another file's.
+async function terminateBackends(databaseUrl: string, applicationName: string): Promise<number> {
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   try {
     const { rows } = await admin.query<{ n: number }>(
       `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
-       where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`,
+       where datname = current_database() and pid <> pg_backend_pid() and application_name = $1`,
+      [applicationName],
     );
     return rows[0]?.n ?? 0;
   } finally {
     await admin.end();
   }
+}
+
+function taggedUrl(applicationName: string): string {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.searchParams.set('application_name', applicationName);
+  return url.toString();
 }
 
 async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<number> {
@@ -30,7 +41,8 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Pr
 }
 
 describe.skipIf(!onPostgres)('database connection faults (PostgreSQL)', () => {
-  const ctx = useTestApp();
+  const tag = `patchbay-faults-${process.pid}`;
+  const ctx = useTestApp(onPostgres ? { databaseUrl: taggedUrl(tag) } : {});
 
   it('survives connections terminated while idle and serves again at once', async () => {
     const ws = await seedWorkspace(ctx(), { customers: [{}, {}] });
@@ -38,7 +50,7 @@ describe.skipIf(!onPostgres)('database connection faults (PostgreSQL)', () => {
     expect((await list()).statusCode).toBe(200);
 
     // The pool holds idle connections now; end them all from the server side.
-    expect(await terminateBackends(process.env.DATABASE_URL!)).toBeGreaterThan(0);
+    expect(await terminateBackends(process.env.DATABASE_URL!, tag)).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const recovered = await eventually(async () => (await list()).statusCode === 200);
@@ -61,7 +73,7 @@ describe.skipIf(!onPostgres)('database connection faults (PostgreSQL)', () => {
     const workers = Array.from({ length: 16 }, worker);
     await new Promise((resolve) => setTimeout(resolve, 300));
     for (let round = 0; round < 3; round += 1) {
-      await terminateBackends(process.env.DATABASE_URL!);
+      await terminateBackends(process.env.DATABASE_URL!, tag);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -120,6 +132,30 @@ describe.skipIf(!onPostgres)('database connection faults (PostgreSQL)', () => {
       await app.app.close();
       await app.database.close();
       proxy.close();
+    }
+  });
+});
+
+describe.skipIf(!onPostgres)('the log line of a lost connection (PostgreSQL)', () => {
+  it('names the error without the client’s internals (backend pid, cancel key)', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const tag = `patchbay-log-${process.pid}`;
+    const database = await openDatabase({
+      databaseUrl: taggedUrl(tag),
+      dataDir: null,
+      poolSize: 2,
+      log: { warn: (obj) => logged.push(obj) },
+    });
+    try {
+      await sql`select 1`.execute(database.db);
+      expect(await terminateBackends(process.env.DATABASE_URL!, tag)).toBeGreaterThan(0);
+      await eventually(async () => logged.length > 0);
+      const text = JSON.stringify(logged);
+      expect(text).toMatch(/terminat/i);
+      expect(text).not.toMatch(/processID|secretKey|_connection|"client"/);
+      expect(Object.keys(logged[0]!.db as object).sort()).toEqual(['code', 'message']);
+    } finally {
+      await database.close();
     }
   });
 });
