@@ -34,11 +34,12 @@ import { FileMetadata, ProductRow, RestApi, ReviewRecord, VersionRecord } from '
 import { productFileRoutes } from './modules/products/product-files.routes.js';
 import { ProductFiles } from './modules/products/product-files.service.js';
 import { ProductCredentials } from './modules/products/product-credentials.service.js';
-import { NO_PACKAGES } from './modules/products/product-dashboard.service.js';
 import { productDashboardRoutes } from './modules/products/product-dashboard.routes.js';
 import { LinkSigner, PrivateLinks, registerPrivateLinkRoute } from './platform/links/private-links.js';
 import { NoStorage, type PrivateStorage } from './platform/storage/storage.js';
 import { registerStorageJobs } from './platform/storage/storage.jobs.js';
+import { packageRoutes } from './modules/packages/packages.routes.js';
+import { PackageService } from './modules/packages/packages.service.js';
 
 /** Delivery files up to 2 GiB unless configured otherwise. */
 export const DEFAULT_FILE_UPLOAD_MAX_BYTES = 2 * 1024 * 1024 * 1024;
@@ -83,7 +84,13 @@ export interface AppOptions {
   fileUploadMaxBytes?: number;
   /** The service's public URL, as plugins and browsers reach it (links, package configuration). */
   publicBaseUrl?: string;
+  /** Plugin packages: build slots across instances, key rotation overlap, GET rate per product; `minBuildMs` is a test hook. */
+  packages?: { buildSlots?: number; liveRotationOverlapDays?: number; downloadsPerMinute?: number; minBuildMs?: number };
 }
+
+export const DEFAULT_PACKAGE_BUILD_SLOTS = 2;
+export const DEFAULT_LIVE_ROTATION_OVERLAP_DAYS = 7;
+export const DEFAULT_PACKAGE_DOWNLOADS_PER_MINUTE = 30;
 
 export const DEFAULT_MAIL_FROM = 'Patchbay <no-reply@patchbay.invalid>';
 
@@ -171,7 +178,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const links = new PrivateLinks(new LinkSigner([options.licensing.encryptionKey]));
   registerPrivateLinkRoute(app, links);
   const credentials = new ProductCredentials(db, options.licensing.encryptionKey);
-  const dashboard = { db, credentials, packages: NO_PACKAGES, publicBaseUrl: (options.publicBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/$/, '') };
+  const keyring = new LicenseKeyring(db, options.licensing.encryptionKey);
+  const publicBaseUrl = (options.publicBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
+  const packages = new PackageService(db, storage, links, credentials, keyring, {
+    publicBaseUrl,
+    buildSlots: options.packages?.buildSlots ?? DEFAULT_PACKAGE_BUILD_SLOTS,
+    rotationOverlapSeconds: { live: (options.packages?.liveRotationOverlapDays ?? DEFAULT_LIVE_ROTATION_OVERLAP_DAYS) * 86_400, test: 0 },
+    ...(options.packages?.minBuildMs ? { minBuildMs: options.packages.minBuildMs } : {}),
+  });
+  const dashboard = { db, credentials, packages, publicBaseUrl };
 
   for (const schema of [ProductRow, FileMetadata, RestApi, VersionRecord, ReviewRecord]) app.addSchema(schema);
   healthRoutes(app, db);
@@ -179,10 +194,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(productRoutes, { db });
   await app.register(productFileRoutes, { files: new ProductFiles(db, storage, links, options.fileUploadMaxBytes ?? DEFAULT_FILE_UPLOAD_MAX_BYTES) });
   await app.register(productDashboardRoutes, { ctx: dashboard });
+  await app.register(packageRoutes, { packages, downloadsPerMinute: options.packages?.downloadsPerMinute ?? DEFAULT_PACKAGE_DOWNLOADS_PER_MINUTE });
   await app.register(customerRoutes, { db });
   await app.register(serialRoutes, { db });
   await app.register(purchaseRoutes, { db });
-  const keyring = new LicenseKeyring(db, options.licensing.encryptionKey);
   const connections = new ConnectionTracker(db, app.log, options.licensing.connectionFlushMs);
   app.addHook('onClose', async () => connections.stop());
   await app.register(licensingRoutes, { service: new LicensingService(db, keyring, connections), rateLimit: options.licensing.rateLimit });

@@ -49,6 +49,7 @@ export interface Config {
     | { driver: 'local'; dir: string }
     | { driver: 's3'; bucket: string; endpoint: string | undefined; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; prefix: string };
   fileUploadMaxBytes: number;
+  packages: { buildSlots: number; liveRotationOverlapDays: number; downloadsPerMinute: number };
   /** The service's public URL (links, package configuration, OpenAPI servers). */
   publicBaseUrl: string;
   /** Seed demo data into an empty embedded database on start. */
@@ -198,6 +199,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy,
     storage,
     fileUploadMaxBytes: intVar(env, 'FILE_UPLOAD_MAX_BYTES', 2 * 1024 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems),
+    packages: {
+      buildSlots: intVar(env, 'PACKAGE_BUILD_SLOTS', 2, 1, 64, problems),
+      liveRotationOverlapDays: intVar(env, 'PRODUCT_KEY_ROTATION_OVERLAP_DAYS', 7, 0, 365, problems),
+      downloadsPerMinute: intVar(env, 'PACKAGE_DOWNLOADS_PER_MINUTE', 30, 1, 10_000, problems),
+    },
     publicBaseUrl: (publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${env.PORT || 3000}`).replace(/\/$/, ''),
     corsOrigins,
     metricsToken,

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     processMetrics: true,
     storage: storageOf(config),
     fileUploadMaxBytes: config.fileUploadMaxBytes,
+    packages: config.packages,
     publicBaseUrl: config.publicBaseUrl,
     jobs: { pollIntervalMs: config.jobsPollIntervalMs, concurrency: config.jobsConcurrency },
     imports: { asyncThreshold: config.importAsyncThreshold, leaseSeconds: config.importJobLeaseSeconds },

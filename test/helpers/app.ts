@@ -47,6 +47,7 @@ export async function buildTestApp(
     corsOrigins?: string[];
     metricsToken?: string;
     imports?: { asyncThreshold?: number; leaseSeconds?: number };
+    packages?: { buildSlots?: number; downloadsPerMinute?: number; minBuildMs?: number; liveRotationOverlapDays?: number };
   } = {},
 ): Promise<TestContext> {
   const database = await openDatabase({
@@ -75,6 +76,7 @@ export async function buildTestApp(
     publicBaseUrl: 'http://patchbay.test',
     ...(options.storage ? { storage: options.storage } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    ...(options.packages ? { packages: options.packages } : {}),
   });
   await app.ready();
   return { app, database };

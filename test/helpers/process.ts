@@ -69,7 +69,7 @@ export function startServer(dataDir: string, extra: Record<string, string> = {},
   const env = childEnv(dataDir, { PORT: '0', LOG_LEVEL: 'warn', ...extra });
   const tracked = command ? spawnTracked(command.args, env, command.command) : spawnTracked(['--import', 'tsx', 'src/server.ts'], env);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start in time\n${JSON.stringify(tracked.output())}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`the server did not start in time\n${JSON.stringify(tracked.output())}`)), 150_000);
     tracked.child.stdout!.on('data', () => {
       const { stdout } = tracked.output();
       const started = /Patchbay API listening on (\S+)\n[\s\S]*\n\n/.exec(stdout);

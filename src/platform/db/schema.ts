@@ -345,6 +345,56 @@ export interface ProductFilesTable {
   uploaded_at: Generated<Date>;
 }
 
+export interface PackageSettingsTable {
+  workspace_id: number;
+  product_id: number;
+  variant: string;
+  experience_mode: string;
+  ui_width: number;
+  ui_height: number;
+  release_channel: string;
+  updated_at: Generated<Date>;
+}
+
+export interface PackageBuildsTable {
+  id: string;
+  workspace_id: number;
+  product_id: number | null;
+  environment: ProductEnvironment | null;
+  variant: string;
+  input_hash: string;
+  key_hash: string | null;
+  settings: ColumnType<Record<string, unknown>, string, string>;
+  template_version: string;
+  storage_key: string;
+  filename: string;
+  sha256: string;
+  size_bytes: number;
+  built_by: number | null;
+  created_at: Generated<Date>;
+  last_built_at: Generated<Date>;
+}
+
+export interface PackageActivityTable {
+  id: Generated<number>;
+  workspace_id: number;
+  product_id: number | null;
+  account_id: number | null;
+  action: 'built' | 'reused' | 'generated' | 'regenerated' | 'downloaded' | 'storefront_built';
+  build_id: string | null;
+  variant: string | null;
+  environment: string | null;
+  settings: ColumnType<Record<string, unknown> | null, string | null, never>;
+  sha256: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface PackageBuildSlotsTable {
+  slot: number;
+  holder: string | null;
+  lease_until: Date | null;
+}
+
 export interface ProductVersionsTable {
   id: Generated<number>;
   workspace_id: number;
@@ -444,6 +494,10 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   imports: ImportsTable;
   product_files: ProductFilesTable;
+  package_settings: PackageSettingsTable;
+  package_builds: PackageBuildsTable;
+  package_activity: PackageActivityTable;
+  package_build_slots: PackageBuildSlotsTable;
   product_versions: ProductVersionsTable;
   product_reviews: ProductReviewsTable;
   product_credentials: ProductCredentialsTable;

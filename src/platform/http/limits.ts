@@ -91,14 +91,15 @@ export function registerHttpLimits(app: FastifyInstance, limits: HttpLimits): vo
 
   // Uploads (imports, delivery files: routes with a larger body limit or marked longBody) get the
   // whole request timeout; everything else the body timeout.
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!hasBody(request) || limits.bodyTimeoutMs <= 0) return;
     const upload = (request.routeOptions.bodyLimit ?? 0) > IMPORT_BODY || request.routeOptions.config?.longBody === true;
     const timeout = upload ? limits.requestTimeoutMs : limits.bodyTimeoutMs;
     if (timeout <= 0) return;
     const timer = setTimeout(() => {
       const socket = request.raw.socket;
-      if (!socket || socket.destroyed) return;
+      // Injected requests (tests, tools) have no real socket to close.
+      if (!socket || socket.destroyed || typeof socket.destroy !== 'function') return;
       request.log.info({ timeoutMs: timeout }, 'request body not received in time; closing the connection');
       if (socket.writable) socket.write(problemResponse(CommonErrors.REQUEST_TIMEOUT, `The request body was not received within ${timeout / 1000} s`));
       socket.destroy();
@@ -107,6 +108,8 @@ export function registerHttpLimits(app: FastifyInstance, limits: HttpLimits): vo
     const clear = () => clearTimeout(timer);
     request.raw.once('end', clear);
     request.raw.once('close', clear);
+    // An answer sent before the body was read (401, 404…) also ends the wait.
+    reply.raw.once('finish', clear);
   });
 
   if (limits.publicInflightPerIp > 0) {
