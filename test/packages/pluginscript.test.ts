@@ -1,7 +1,12 @@
 import net, { type AddressInfo } from 'node:net';
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ExperienceMode, renderTemplates, TEMPLATE_VERSION } from '../../src/modules/packages/package-templates.js';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { strFromU8, unzipSync } from 'fflate';
+import type { ExperienceMode } from '../../src/modules/packages/package-templates.js';
+import { LocalStorage } from '../../src/platform/storage/storage.js';
 import { ProductCredentials } from '../../src/modules/products/product-credentials.service.js';
 import { operatorScope } from '../../src/platform/auth/scope.js';
 import { bearer, seedWorkspace, type SeededWorkspace, TEST_LICENSE_KEY, useTestApp } from '../helpers/app.js';
@@ -12,7 +17,7 @@ import { FakeHise, type Network, PluginMachine } from './pluginscript-host.js';
  * JavaScript realm with the host functions it documents, against this service over real HTTP.
  */
 
-const ctx = useTestApp();
+const ctx = useTestApp({ storage: new LocalStorage(mkdtempSync(path.join(os.tmpdir(), 'patchbay-pluginscript-'))) });
 const DAY = 86_400_000;
 const GRACE_DAYS = 14;
 const GRACE_MS = GRACE_DAYS * DAY;
@@ -49,28 +54,27 @@ async function packageSecrets(ws: SeededWorkspace): Promise<{ productKey: string
   return { productKey, jwksJson: keys.body };
 }
 
-/** The files of product p1's script package, by path. (To become a download through the API.) */
+/** The files of product p1's script package, by path: downloaded through the API as a developer would. */
 async function obtainPackageFiles(ws: SeededWorkspace, experienceMode: ExperienceMode = 'storefront-validation'): Promise<Map<string, string>> {
-  const { productKey, jwksJson } = await packageSecrets(ws);
-  const files = renderTemplates({
-    variant: 'pluginscript',
-    templateVersion: TEMPLATE_VERSION,
-    productId: ws.ids.products.p1!,
-    productName: `Product p1 ${ws.suffix}`,
-    appId: ws.appIds.p1!,
-    productKey,
-    environment: 'live',
-    licensingBaseUrl: `${network.live}/api/licensing/v1`,
-    jwksJson,
-    offlineGraceDays: GRACE_DAYS,
-    offlineGraceSeconds: GRACE_DAYS * 86_400,
-    experienceMode,
-    uiWidth: UI.width,
-    uiHeight: UI.height,
-    releaseChannel: 'stable',
-    storefrontUrl: STORE,
+  const patched = await ctx().app.inject({
+    method: 'PATCH',
+    url: `/api/developer/products/${ws.ids.products.p1}`,
+    headers: bearer(ws.owner),
+    payload: { storefrontUrl: STORE },
   });
-  return new Map(files.map((file) => [file.path, file.content.toString('utf8')]));
+  expect(patched.statusCode, patched.body).toBe(200);
+  const query = `variant=pluginscript&experienceMode=${experienceMode}&uiWidth=${UI.width}&uiHeight=${UI.height}&releaseChannel=stable`;
+  const link = await ctx().app.inject({ method: 'GET', url: `/api/developer/products/${ws.ids.products.p1}/plugin-package?${query}`, headers: bearer(ws.owner) });
+  expect(link.statusCode, link.body).toBe(200);
+  const archive = await ctx().app.inject({ method: 'GET', url: link.json().url });
+  expect(archive.statusCode).toBe(200);
+  const root = 'patchbay-pluginscript/';
+  const files = new Map<string, string>();
+  for (const [name, content] of Object.entries(unzipSync(new Uint8Array(archive.rawPayload)))) {
+    if (!name.startsWith(root) || name === `${root}patchbay-manifest.json`) continue;
+    files.set(name.slice(root.length), strFromU8(content));
+  }
+  return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /** The grace ends at the last validation plus the grace, or a second earlier when the token's exp (whole seconds) says so. */
