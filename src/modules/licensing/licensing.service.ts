@@ -173,7 +173,7 @@ export class LicensingService {
       activationId: result.activation.id,
       expiresAt,
       nonce: input.nonce ?? null,
-    });
+    }, now);
     return {
       created: result.created,
       body: {
@@ -218,7 +218,7 @@ export class LicensingService {
       activationId: row.activation_id,
       expiresAt,
       nonce,
-    });
+    }, now);
     return { valid: true, code: 'VALID' as const, detail: 'The serial is valid on this machine.', nonce, token, tokenExpiresAt: expiresAt.toISOString() };
   }
 
