@@ -39,6 +39,9 @@ const foreignRecords: Record<string, (other: SeededWorkspace) => Params | Promis
       'PATCH /api/developer/products/:productId',
       'GET /api/developer/products/:productId/dashboard',
       'GET /api/developer/products/:productId/plugin-package/status',
+      'GET /api/developer/products/:productId/plugin-package',
+      'POST /api/developer/products/:productId/plugin-package/generate',
+      'POST /api/developer/products/:productId/plugin-package/regenerate',
       'GET /api/developer/products/:productId/rest-config',
       'GET /api/developer/products/:productId/files',
       'POST /api/developer/products/:productId/files',
@@ -81,13 +84,19 @@ const validBodies: Record<string, object> = {
   'POST /api/developer/products/:productId/reviews/:reviewId/status': { status: 'hidden' },
   'PATCH /api/developer/products/:productId': { name: 'Renamed' },
   'POST /api/developer/products': { name: 'New' },
+  'POST /api/developer/products/:productId/plugin-package/generate': { variant: 'native' },
+  'POST /api/developer/products/:productId/plugin-package/regenerate': { variant: 'native' },
 };
 const bodyFor = (route: RouteEntry) =>
   validBodies[`${route.method} ${route.url}`] ?? (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { confirm: true } : undefined);
 
+// Routes whose query has a required parameter get a valid one, so the answer shows the access check.
+const REQUIRED_QUERY: Record<string, string> = { 'GET /api/developer/products/:productId/plugin-package': '?variant=native' };
+
 function call(c: TestContext, route: RouteEntry, url: string, headers: Record<string, string>) {
   const payload = bodyFor(route);
-  return c.app.inject({ method: route.method as 'GET', url, headers, ...(payload ? { payload } : {}) });
+  const query = REQUIRED_QUERY[`${route.method} ${route.url}`] ?? '';
+  return c.app.inject({ method: route.method as 'GET', url: `${url}${query}`, headers, ...(payload ? { payload } : {}) });
 }
 
 describe('security matrix over every registered route', () => {
