@@ -1,8 +1,9 @@
 /**
  * Customers at volume: one workspace with BENCH_CUSTOMERS (default 1,000,000)
  * customers; list (first and middle page), search, CSV export and a
- * 100,000-row import, each next to a hello-world Fastify server measured in
- * the same run with the same load.
+ * 100,000-row import (a 202 job, polled until it finished, as a user runs it),
+ * each next to two baselines measured in the same run with the same load: a
+ * hello-world Fastify server and the app's own GET /readyz (SELECT 1).
  */
 import http from 'node:http';
 import { sql } from 'kysely';
@@ -32,6 +33,10 @@ import {
   timed,
   writeReport,
   listFigures,
+  measureReadyz,
+  runImport,
+  throughputFigure,
+  type ImportRun,
 } from './lib.js';
 import { checkQuiet, machineInfo, revision, withForeignCpu } from './machine.js';
 import { COMMON_TERM, DOMAINS, FIRST, LAST, RARE_AT, RARE_EVERY, RARE_NAME } from './names.js';
@@ -173,13 +178,14 @@ function importBody(rows: number, productIds: number[]): string {
 
 interface Measured {
   hello: LoadResult;
+  readyz: LoadResult;
   page1: LoadResult;
   deepFirstMs: number;
   deep: LoadResult;
   rare: LoadResult;
   common: LoadResult;
   exported: { rows: number; bytes: number; seconds: number; rss: RssGrowth };
-  imported: { seconds: number; bodyBytes: number; rss: RssGrowth };
+  imported: ImportRun & { bodyBytes: number; rss: RssGrowth };
 }
 
 interface Plan {
@@ -230,6 +236,7 @@ async function measure({ total, importRows, deepPage, poolSize, settings, bench,
     log(`  ${Math.round(result.requestsPerSec)} req/s, p50 ${result.p50.toFixed(2)} ms, p95 ${result.p95.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`);
     return result;
   };
+  const readyz = await measureReadyz(server, settings);
   const page1 = await scenario('list, page 1', urls.page1);
   const deep = await scenario(`list, page ${deepPage} (offset ${((deepPage - 1) * PAGE_SIZE).toLocaleString('en-US')})`, urls.deep);
   const rare = await scenario(`search "${RARE_NAME.toLowerCase()}" (${seeded.rareMatches} matches)`, urls.rare);
@@ -242,64 +249,58 @@ async function measure({ total, importRows, deepPage, poolSize, settings, bench,
 
   log(`import (${importRows.toLocaleString('en-US')} rows, JSON)`);
   const body = importBody(importRows, seeded.productIds);
-  const imported = await server.measureRss(async () => {
-    const started = performance.now();
-    const response = await fetch(`${server.origin}/api/developer/customers/import`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body,
-    });
-    const answer = (await response.json()) as { importedCount?: number; insertedCount?: number };
-    const seconds = (performance.now() - started) / 1000;
-    check(response.status === 201 && answer.insertedCount === importRows, `import answered ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
-    return { seconds };
-  });
-  log(`  ${imported.result.seconds.toFixed(2)} s`);
+  const imported = await server.measureRss(() => runImport(server.origin, '/api/developer/customers/import', seeded.token, body));
+  const ir = imported.result;
+  check(
+    ir.result.state === 'succeeded' && ir.result.insertedCount === importRows,
+    `import answered ${ir.status} and ended ${JSON.stringify(ir.result).slice(0, 300)}`,
+  );
+  log(
+    `  answered ${ir.status} in ${ir.answerMs.toFixed(0)} ms; finished after ${ir.seconds.toFixed(2)} s (${ir.polls} polls` +
+      `${ir.server ? `; server: queued ${ir.server.queuedMs} ms, ran ${ir.server.runMs} ms` : ''}), RSS +${(imported.rss.growthBytes / MB).toFixed(1)} MB`,
+  );
   const after = await getJson(urls.page1, seeded.token);
   check(after.total === total + importRows, `total after import is ${after.total}`);
   await server.stop();
 
   return {
     hello,
+    readyz,
     page1,
     deepFirstMs: deepFirst.ms,
     deep,
     rare,
     common,
     exported: { ...exported.result, rss: exported.rss },
-    imported: { ...imported.result, bodyBytes: Buffer.byteLength(body), rss: imported.rss },
+    imported: { ...ir, bodyBytes: Buffer.byteLength(body), rss: imported.rss },
   };
 }
 
 function figuresOf(m: Measured, deepPage: number, importRows: number): Figure[] {
-  const ratio = (perSecond: number) => perSecond / m.hello.requestsPerSec;
   const exportRowsPerSec = m.exported.rows / m.exported.seconds;
   const rare = RARE_NAME.toLowerCase();
+  const rows = importRows.toLocaleString('en-US');
   return [
     ...listFigures(m, deepPage),
-    { name: `search "${rare}"`, value: m.rare.requestsPerSec, unit: 'req/s', ratioToHello: ratio(m.rare.requestsPerSec) },
+    throughputFigure(m, `search "${rare}"`, m.rare.requestsPerSec, 'req/s'),
     { name: `search "${rare}" p95`, value: m.rare.p95, unit: 'ms', goal: { text: '≤ 50 ms', pass: m.rare.p95 <= 50 } },
-    { name: `search "${COMMON_TERM}"`, value: m.common.requestsPerSec, unit: 'req/s', ratioToHello: ratio(m.common.requestsPerSec) },
+    throughputFigure(m, `search "${COMMON_TERM}"`, m.common.requestsPerSec, 'req/s'),
     { name: `search "${COMMON_TERM}" p95`, value: m.common.p95, unit: 'ms', goal: { text: '≤ 50 ms', pass: m.common.p95 <= 50 } },
-    {
-      name: 'export',
-      value: exportRowsPerSec,
-      unit: 'rows/s',
-      ratioToHello: ratio(exportRowsPerSec),
-      goal: { text: '≥ 150,000 rows/s', pass: exportRowsPerSec >= 150_000 },
-    },
+    { name: 'export', value: exportRowsPerSec, unit: 'rows/s', goal: { text: '≥ 150,000 rows/s', pass: exportRowsPerSec >= 150_000 } },
     {
       name: 'export RSS growth',
       value: m.exported.rss.growthBytes / MB,
       unit: 'MB',
       goal: { text: '< 50 MB', pass: m.exported.rss.growthBytes < 50 * MB },
     },
+    { name: `import ${rows} rows: answer (${m.imported.status})`, value: m.imported.answerMs, unit: 'ms' },
     {
-      name: `import ${importRows.toLocaleString('en-US')} rows`,
+      name: `import ${rows} rows: POST to ${m.imported.result.state}`,
       value: m.imported.seconds * 1000,
       unit: 'ms',
-      goal: { text: '≤ 3,000 ms', pass: m.imported.seconds <= 3 },
+      goal: { text: '≤ 3,000 ms', pass: m.imported.result.state === 'succeeded' && m.imported.seconds <= 3 },
     },
+    { name: 'import RSS growth', value: m.imported.rss.growthBytes / MB, unit: 'MB' },
   ];
 }
 
@@ -342,7 +343,7 @@ export async function run(): Promise<void> {
     details: {
       seedSeconds,
       searchMatches: { [RARE_NAME.toLowerCase()]: seeded.rareMatches, [COMMON_TERM]: seeded.commonMatches },
-      load: { hello: m.hello, page1: m.page1, deep: m.deep, rare: m.rare, common: m.common },
+      load: { hello: m.hello, readyz: m.readyz, page1: m.page1, deep: m.deep, rare: m.rare, common: m.common },
       deepPageFirstRequestMs: m.deepFirstMs,
       export: { ...m.exported, rowsPerSec: m.exported.rows / m.exported.seconds },
       import: { ...m.imported, rows: importRows },

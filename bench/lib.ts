@@ -102,10 +102,11 @@ const keep = () => process.env.BENCH_KEEP === '1';
 
 /**
  * A database of its own for one run: a new database on the DATABASE_URL server
- * (dropped afterwards unless BENCH_KEEP=1), or embedded PGlite in a temp dir.
+ * (dropped afterwards unless BENCH_KEEP=1), or embedded PGlite in a temp dir
+ * (always with `embedded: true`, whatever DATABASE_URL says).
  */
-export async function createBenchDatabase(target: string): Promise<BenchDatabase> {
-  const serverUrl = process.env.DATABASE_URL;
+export async function createBenchDatabase(target: string, options: { embedded?: boolean } = {}): Promise<BenchDatabase> {
+  const serverUrl = options.embedded ? undefined : process.env.DATABASE_URL;
   if (!serverUrl) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `patchbay-bench-${target}-`));
     onCleanup(() => {
@@ -449,6 +450,8 @@ export interface Figure {
   unit: string;
   /** Throughput figures only: value / hello-world req/s. */
   ratioToHello?: number;
+  /** Throughput figures only: value / the app's own GET /readyz req/s (one SELECT 1 through the pool). */
+  ratioToReadyz?: number;
   goal?: { text: string; pass: boolean };
 }
 
@@ -466,16 +469,18 @@ const formatValue = (f: Figure) =>
   f.unit === 'ms' ? f.value.toFixed(2) : f.unit === 'MB' ? f.value.toFixed(1) : Math.round(f.value).toLocaleString('en-US');
 
 export function printReport(report: Report): void {
+  const percent = (r: number | undefined) => (r === undefined ? '' : `${(r * 100).toFixed(r < 0.1 ? 2 : 1)} %`);
   const rows = report.figures.map((f) => [
     f.name,
     `${formatValue(f)} ${f.unit}`,
-    f.ratioToHello === undefined ? '' : `${(f.ratioToHello * 100).toFixed(f.ratioToHello < 0.1 ? 2 : 1)} %`,
+    percent(f.ratioToHello),
+    percent(f.ratioToReadyz),
     f.goal?.text ?? '',
     f.goal ? (f.goal.pass ? 'PASS' : 'FAIL') : '',
   ]);
-  const header = ['figure', 'value', 'of hello-world', 'goal', ''];
+  const header = ['figure', 'value', 'of hello-world', 'of /readyz', 'goal', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) => cells.map((c, i) => (i >= 1 && i <= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   log('');
   log(line(header));
   log(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -483,6 +488,8 @@ export function printReport(report: Report): void {
   const goals = report.figures.filter((f) => f.goal);
   log('');
   log(`goals met: ${goals.filter((f) => f.goal!.pass).length} of ${goals.length}`);
+  const failed = goals.filter((f) => !f.goal!.pass);
+  if (failed.length > 0) log(`FAIL: ${failed.map((f) => f.name).join('; ')}`);
 }
 
 export function writeReport(report: Report): string {
@@ -493,24 +500,46 @@ export function writeReport(report: Report): string {
   return file;
 }
 
-/** The hello-world and list figures that every list target reports, with the shared goals. */
+/** The two baselines of a run: a plain Fastify hello-world, and the app's own GET /readyz (one SELECT 1 through the pool). */
+export interface Baselines {
+  hello: LoadResult;
+  readyz: LoadResult;
+}
+
+/** A throughput figure with its ratios to both baselines. */
+export function throughputFigure(b: Baselines, name: string, value: number, unit: string, goal?: Figure['goal']): Figure {
+  return {
+    name,
+    value,
+    unit,
+    ratioToHello: value / b.hello.requestsPerSec,
+    ratioToReadyz: value / b.readyz.requestsPerSec,
+    ...(goal ? { goal } : {}),
+  };
+}
+
+/** A goal stated as a share of /readyz req/s (the floor of any route that reads the database through the pool). */
+export function readyzGoal(b: Baselines, perSecond: number, share: number): Figure['goal'] {
+  return { text: `≥ ${Math.round(share * 100)} % of /readyz`, pass: perSecond / b.readyz.requestsPerSec >= share };
+}
+
+/** The share of /readyz a list's first page must reach. */
+export const LIST_PAGE1_SHARE_OF_READYZ = 0.4;
+
+/** The baselines and list figures that every list target reports, with the shared goals. */
 export function listFigures(
-  m: { hello: LoadResult; page1: LoadResult; deep: LoadResult; deepFirstMs: number },
+  m: Baselines & { page1: LoadResult; deep: LoadResult; deepFirstMs: number },
   deepPage: number,
 ): Figure[] {
-  const ratio = (perSecond: number) => perSecond / m.hello.requestsPerSec;
   return [
-    { name: 'hello-world', value: m.hello.requestsPerSec, unit: 'req/s', ratioToHello: 1 },
-    {
-      name: 'list page 1',
-      value: m.page1.requestsPerSec,
-      unit: 'req/s',
-      ratioToHello: ratio(m.page1.requestsPerSec),
-      goal: { text: '≥ 20 % of hello-world', pass: ratio(m.page1.requestsPerSec) >= 0.2 },
-    },
+    throughputFigure(m, 'hello-world', m.hello.requestsPerSec, 'req/s'),
+    throughputFigure(m, 'GET /readyz (SELECT 1)', m.readyz.requestsPerSec, 'req/s'),
+    { name: 'GET /readyz p50', value: m.readyz.p50, unit: 'ms' },
+    { name: 'GET /readyz p99', value: m.readyz.p99, unit: 'ms' },
+    throughputFigure(m, 'list page 1', m.page1.requestsPerSec, 'req/s', readyzGoal(m, m.page1.requestsPerSec, LIST_PAGE1_SHARE_OF_READYZ)),
     { name: 'list page 1 p50', value: m.page1.p50, unit: 'ms' },
     { name: 'list page 1 p99', value: m.page1.p99, unit: 'ms' },
-    { name: `list page ${deepPage}`, value: m.deep.requestsPerSec, unit: 'req/s', ratioToHello: ratio(m.deep.requestsPerSec) },
+    throughputFigure(m, `list page ${deepPage}`, m.deep.requestsPerSec, 'req/s'),
     {
       name: `list page ${deepPage} p50`,
       value: m.deep.p50,
@@ -530,6 +559,106 @@ export async function measureHello(settings: LoadSettings): Promise<LoadResult> 
   await server.stop();
   log(`  ${Math.round(hello.requestsPerSec)} req/s`);
   return hello;
+}
+
+/**
+ * The app's own GET /readyz on the running app server: one `SELECT 1` through
+ * the same pool, with the same load settings as everything else: the ceiling
+ * of any route that reads the database.
+ */
+export async function measureReadyz(server: ServerProcess, settings: LoadSettings): Promise<LoadResult> {
+  log('GET /readyz (SELECT 1 through the pool)');
+  const readyz = await load(`${server.origin}/readyz`, settings, {}, () => server.waitIdle());
+  log(`  ${Math.round(readyz.requestsPerSec)} req/s, p50 ${readyz.p50.toFixed(2)} ms, p99 ${readyz.p99.toFixed(2)} ms`);
+  return readyz;
+}
+
+// ---------------------------------------------------------------- imports as a user runs them
+
+/** GET /api/developer/imports/{id}, as far as the benchmarks read it. */
+export interface ImportResource {
+  id: number;
+  state: 'queued' | 'running' | 'succeeded' | 'failed';
+  totalRows: number;
+  processedRows: number;
+  importedCount: number | null;
+  insertedCount: number | null;
+  failedCount: number | null;
+  failure: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface ImportRun {
+  /** POST sent to the import finished (succeeded or failed), as the client saw it. */
+  seconds: number;
+  /** POST sent to its answer (202 with the import resource, or 201/207 below the threshold). */
+  answerMs: number;
+  status: number;
+  /** The final import resource (or, for an answer that ran the import at once, its counts). */
+  result: { state: string; importedCount: number | null; insertedCount: number | null; failedCount: number | null; failure?: string | null };
+  /** Polls of the import resource until it finished. */
+  polls: number;
+  /** The server's own timestamps: queued → started → finished (202 only). */
+  server?: { queuedMs: number; runMs: number };
+}
+
+const POLL_MS = 50;
+const IMPORT_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * An import as a user runs it: POST the rows; a 202 names the import resource
+ * (`Location`), which is polled every 50 ms until its state is succeeded or
+ * failed. The time is from sending the POST to seeing it finished (so it
+ * includes up to one poll interval); the answer latency is measured too. A
+ * 201/207 (an import at or below the async threshold) is finished on arrival.
+ */
+export async function runImport(origin: string, path: string, token: string, body: string): Promise<ImportRun> {
+  const auth = { authorization: `Bearer ${token}` };
+  const started = performance.now();
+  const response = await fetch(`${origin}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
+  const text = await response.text();
+  const answerMs = performance.now() - started;
+  if (response.status === 201 || response.status === 207) {
+    const answer = JSON.parse(text) as { importedCount: number; insertedCount: number; failedCount: number };
+    return {
+      seconds: answerMs / 1000,
+      answerMs,
+      status: response.status,
+      result: { state: 'succeeded', importedCount: answer.importedCount, insertedCount: answer.insertedCount, failedCount: answer.failedCount },
+      polls: 0,
+    };
+  }
+  const location = response.headers.get('location');
+  if (response.status !== 202 || !location) throw new Error(`import ${path} answered ${response.status} ${text.slice(0, 300)}`);
+  let polls = 0;
+  for (;;) {
+    if (performance.now() - started > IMPORT_TIMEOUT_MS) throw new Error(`import ${location} did not finish within ${IMPORT_TIMEOUT_MS / 60_000} minutes`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const poll = await fetch(`${origin}${location}`, { headers: auth });
+    const pollText = await poll.text();
+    polls += 1;
+    if (poll.status !== 200) throw new Error(`GET ${location} answered ${poll.status} ${pollText.slice(0, 300)}`);
+    const resource = JSON.parse(pollText) as ImportResource;
+    if (resource.state !== 'succeeded' && resource.state !== 'failed') continue;
+    const seconds = (performance.now() - started) / 1000;
+    const at = (iso: string | null) => (iso ? Date.parse(iso) : Number.NaN);
+    return {
+      seconds,
+      answerMs,
+      status: 202,
+      result: {
+        state: resource.state,
+        importedCount: resource.importedCount,
+        insertedCount: resource.insertedCount,
+        failedCount: resource.failedCount,
+        failure: resource.failure,
+      },
+      polls,
+      server: { queuedMs: at(resource.startedAt) - at(resource.createdAt), runMs: at(resource.finishedAt) - at(resource.startedAt) },
+    };
+  }
 }
 
 /** The real application on the bench database, in a child process. */

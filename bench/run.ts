@@ -13,18 +13,26 @@ const TARGETS: Record<string, () => Promise<BenchTarget>> = {
   customers: () => import('./customers.js'),
   serials: () => import('./serials.js'),
   purchases: () => import('./purchases.js'),
+  embedded: () => import('./embedded.js'),
 };
 
 const USAGE = `usage: npm run bench -- <target...>
 targets: ${Object.keys(TARGETS).join(', ')}
 environment:
   DATABASE_URL          PostgreSQL server; the bench creates (and drops) a database of its own. Unset: embedded PGlite in a temp dir
+                        (the embedded target always uses PGlite: a 100,000-row import while GET /healthz is probed)
   BENCH_KEEP=1          keep the bench database afterwards
   BENCH_CUSTOMERS       customers to seed (default 1000000)
+  BENCH_SERIALS         serials to seed (default 1000000)
+  BENCH_VALIDATE_SERIALS  activated serials the validate load rotates over (default 300)
+  BENCH_ACTIVATE_SERIALS  unused serials the activate load draws from, four requests each (default 50000)
+  BENCH_GENERATE_REQUESTS  timed generation requests of 10,000 serials (default 5)
   BENCH_PURCHASE_ITEMS  order items to seed (default 1000000; a fifth as many customers)
-  BENCH_IMPORT_ROWS     rows in the timed import (default 100000, at most 100000)
+  BENCH_IMPORT_ROWS     rows in the timed import (default 100000, at most 100000); sent as a user sends it:
+                        POST, then the import resource polled until it finished (above the app's async threshold)
+  BENCH_HEALTHZ_CONNECTIONS  embedded: keep-alive connections probing GET /healthz (default 4)
   BENCH_CONNECTIONS     autocannon connections (default 10)
-  BENCH_DURATION        measured seconds per scenario (default 10)
+  BENCH_DURATION        measured seconds per scenario (default 10; embedded: the idle /healthz probe)
   BENCH_WARMUP          unrecorded warm-up seconds per scenario (default 2)
   BENCH_POOL_SIZE       server database pool size (default 10, as DB_POOL_SIZE)`;
 

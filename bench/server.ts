@@ -35,6 +35,10 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
     database,
     jwt: spec.jwt,
     licensing: { encryptionKey: Buffer.from(spec.licenseKeyHex, 'hex'), rateLimit: { perIp: 10_000_000, perSerial: 10_000_000, perSerialTotal: 10_000_000 } },
+    // The load generator is one client address standing for many: no per-address cap on requests in progress
+    // (as no per-address rate limit above). (Runs before the fix in the next commit also hit a leak there:
+    // a request abandoned by its client kept its slot for good.)
+    httpLimits: { publicInflightPerIp: 0 },
     logger: false,
   });
   return { app, database };
