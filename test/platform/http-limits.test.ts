@@ -91,6 +91,23 @@ describe('HTTP timeouts and per-address caps', () => {
     expect((await validate()).status).toBe(200);
   });
 
+  it('gives back the in-flight slot of a request whose client went away', async () => {
+    // Whole requests whose clients disconnect before the answer, at every stage: right after
+    // sending, and while the body is still arriving. (Each used to keep its slot for good.)
+    const body = JSON.stringify({ productAppId: ws.appIds.p1, serial: ws.serialCodes.s, machineId: 'gone' });
+    const whole = `POST /api/licensing/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    for (let i = 0; i < 12; i += 1) {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(i % 2 === 0 ? whole : partialBody());
+      await new Promise((resolve) => setTimeout(resolve, i % 3 === 0 ? 0 : 20));
+      socket.destroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let i = 0; i < 4; i += 1) expect((await validate()).status).toBe(200);
+  });
+
   it('closes connections of one address beyond the connection cap', async () => {
     const sockets: net.Socket[] = [];
     const closed: boolean[] = [];

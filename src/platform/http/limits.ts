@@ -124,7 +124,7 @@ export function registerHttpLimits(app: FastifyInstance, limits: HttpLimits): vo
       if (left <= 0) inflight.delete(ip);
       else inflight.set(ip, left);
     };
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', async (request, reply) => {
       const policy = request.routeOptions.config?.policy;
       if (policy?.auth !== 'public' || !request.url.startsWith('/api/')) return;
       const count = (inflight.get(request.ip) ?? 0) + 1;
@@ -135,8 +135,9 @@ export function registerHttpLimits(app: FastifyInstance, limits: HttpLimits): vo
       }
       inflight.set(request.ip, count);
       (request as Counted)[counted] = request.ip;
+      // The response's 'close' comes once in every case: answered, or the client went away at any
+      // stage (onResponse and onRequestAbort each miss some of them, leaking the slot for good).
+      reply.raw.once('close', () => void release(request));
     });
-    app.addHook('onResponse', release);
-    app.addHook('onRequestAbort', release);
   }
 }
