@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -39,6 +40,11 @@ import { LinkSigner, PrivateLinks, registerPrivateLinkRoute } from './platform/l
 import { NoStorage, type PrivateStorage } from './platform/storage/storage.js';
 import { registerStorageJobs } from './platform/storage/storage.jobs.js';
 import { packageRoutes } from './modules/packages/packages.routes.js';
+import { PartnerPortal } from './modules/partners/partner-portal.service.js';
+import { partnerRoutes } from './modules/partners/partners.routes.js';
+import { PartnerPrograms } from './modules/partners/partners.service.js';
+import { recipientSessionRoutes } from './modules/recipients/recipients.routes.js';
+import { Recipients } from './modules/recipients/recipients.service.js';
 import { PackageService } from './modules/packages/packages.service.js';
 
 /** Delivery files up to 2 GiB unless configured otherwise. */
@@ -86,6 +92,18 @@ export interface AppOptions {
   publicBaseUrl?: string;
   /** Plugin packages: build slots across instances, key rotation overlap, GET rate per product; `minBuildMs` is a test hook. */
   packages?: { buildSlots?: number; liveRotationOverlapDays?: number; downloadsPerMinute?: number; minBuildMs?: number };
+  /** Partner programs: invitation limits and the partner portal's address. */
+  partners?: PartnerOptions;
+}
+
+export interface PartnerOptions {
+  invitesPerWorkspacePerDay?: number;
+  inviteResendCooldownSeconds?: number;
+  inviteTtlHours?: number;
+  /** Sign-in links one address may ask for per hour. */
+  signInLinksPerHour?: number;
+  /** The partner portal front end (sign-in and invitation links point there). */
+  portalUrl?: string;
 }
 
 export const DEFAULT_PACKAGE_BUILD_SLOTS = 2;
@@ -134,7 +152,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Answers to authenticated callers are personal: no shared cache may keep them.
-    if (request.scope && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    if ((request.scope || request.recipient) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
   // Background work: one runner per instance; modules register their job handlers on it.
@@ -151,7 +169,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerErrorHandling(app);
   registerHttpLimits(app, limits);
   await registerBrowserSupport(app, options.corsOrigins ?? []);
-  registerPolicy(app, db, createTokenVerifier(options.jwt));
+  await app.register(cookie);
+  const publicUrl = (options.publicBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
+  const portalUrl = (options.partners?.portalUrl ?? `${publicUrl}/partner-portal`).replace(/\/$/, '');
+  const recipients = new Recipients(db, portalUrl);
+  registerPolicy(app, db, createTokenVerifier(options.jwt), (token) => recipients.verify(token));
   // Keys belong to the caller: a workspace member's keys never meet another member's or workspace's.
   registerIdempotency(app, db, (request) => (request.scope ? `account:${request.scope.workspaceId}:${request.scope.accountId}` : null));
   runner.addMaintenance('idempotency-keys', () => deleteExpiredIdempotencyKeys(db));
@@ -194,6 +216,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(productRoutes, { db });
   await app.register(productFileRoutes, { files: new ProductFiles(db, storage, links, options.fileUploadMaxBytes ?? DEFAULT_FILE_UPLOAD_MAX_BYTES) });
   await app.register(productDashboardRoutes, { ctx: dashboard });
+  await app.register(recipientSessionRoutes, { recipients, linksPerHour: options.partners?.signInLinksPerHour ?? 5 });
+  await app.register(partnerRoutes, {
+    programs: new PartnerPrograms(
+      db,
+      {
+        invitesPerWorkspacePerDay: options.partners?.invitesPerWorkspacePerDay ?? 200,
+        inviteResendCooldownSeconds: options.partners?.inviteResendCooldownSeconds ?? 60,
+        inviteTtlHours: options.partners?.inviteTtlHours ?? 168,
+      },
+      portalUrl,
+    ),
+    portal: new PartnerPortal(db),
+  });
   await app.register(packageRoutes, { packages, downloadsPerMinute: options.packages?.downloadsPerMinute ?? DEFAULT_PACKAGE_DOWNLOADS_PER_MINUTE });
   await app.register(customerRoutes, { db });
   await app.register(serialRoutes, { db });

@@ -7,12 +7,16 @@ import { findAccount, membershipsOf } from './modules/workspaces/workspaces.repo
 import { seedDemo } from './operator/demo.js';
 import { FixtureError, loadFixtures } from './operator/fixtures.js';
 import { openMigratedDatabase, resolveJwtSettings } from './runtime.js';
+import { Recipients } from './modules/recipients/recipients.service.js';
 
 const USAGE = `Usage: patchbay <command>
 
   migrate                                   apply pending database migrations
   token create --account <id|email> [--workspace <id>] [--ttl <seconds>]
                                             mint an access token (HS256 with JWT_SECRET)
+  token create --recipient <email>          open a partner portal session for that address
+                                            (the operator vouches for it: counts as verified);
+                                            prints one line: {"token":"…"}
   fixtures load <file.json>                 load a fixture document; prints ids and tokens
   demo seed                                 create the demo workspace
 
@@ -48,17 +52,25 @@ async function run(argv: string[]): Promise<void> {
   const database = await openMigratedDatabase(config);
   try {
     if (command === 'token' && sub === 'create') {
-      let values: { account?: string | undefined; workspace?: string | undefined; ttl?: string | undefined };
+      let values: { account?: string | undefined; workspace?: string | undefined; ttl?: string | undefined; recipient?: string | undefined };
       try {
         ({ values } = parseArgs({
           args: rest,
-          options: { account: { type: 'string' }, workspace: { type: 'string' }, ttl: { type: 'string' } },
+          options: { account: { type: 'string' }, workspace: { type: 'string' }, ttl: { type: 'string' }, recipient: { type: 'string' } },
           strict: true,
         }));
       } catch (error) {
         throw new UsageError(`${(error as Error).message}\n\n${USAGE}`);
       }
-      if (!values.account) throw new UsageError('--account is required');
+      if (values.recipient !== undefined) {
+        if (values.account !== undefined || values.workspace !== undefined || values.ttl !== undefined) throw new UsageError('--recipient takes no other option');
+        const email = values.recipient.trim();
+        if (!/^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/.test(email) || email.length > 254) throw new UsageError(`Not an e-mail address: ${values.recipient}`);
+        const session = await new Recipients(database.db, '').operatorSession(email);
+        process.stdout.write(`${JSON.stringify({ token: session.token })}\n`);
+        return;
+      }
+      if (!values.account) throw new UsageError('--account or --recipient is required');
       if (!jwt.secret) throw new UsageError('token create needs JWT_SECRET; with JWKS_URL tokens come from your identity provider');
       const ttl = values.ttl === undefined ? 3600 : Number(values.ttl);
       if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TOKEN_LIFETIME_SECONDS) throw new UsageError(`--ttl must be 1..${MAX_TOKEN_LIFETIME_SECONDS} seconds`);

@@ -50,6 +50,7 @@ export interface Config {
     | { driver: 's3'; bucket: string; endpoint: string | undefined; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; prefix: string };
   fileUploadMaxBytes: number;
   packages: { buildSlots: number; liveRotationOverlapDays: number; downloadsPerMinute: number };
+  partners: { invitesPerWorkspacePerDay: number; inviteResendCooldownSeconds: number; inviteTtlHours: number; signInLinksPerHour: number; portalUrl?: string };
   /** The service's public URL (links, package configuration, OpenAPI servers). */
   publicBaseUrl: string;
   /** Seed demo data into an empty embedded database on start. */
@@ -175,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     };
   } else if (storageDriver !== 'none') problems.push(`STORAGE_DRIVER must be local, s3 or none (got "${storageDriver}")`);
   const publicBaseUrl = urlVar(env, 'PUBLIC_BASE_URL', ['https:', 'http:'], problems);
+  const partnerPortalUrl = urlVar(env, 'PARTNER_PORTAL_URL', ['https:', 'http:'], problems);
 
   const config: Config = {
     port: intVar(env, 'PORT', 3000, 0, 65535, problems),
@@ -203,6 +205,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       buildSlots: intVar(env, 'PACKAGE_BUILD_SLOTS', 2, 1, 64, problems),
       liveRotationOverlapDays: intVar(env, 'PRODUCT_KEY_ROTATION_OVERLAP_DAYS', 7, 0, 365, problems),
       downloadsPerMinute: intVar(env, 'PACKAGE_DOWNLOADS_PER_MINUTE', 30, 1, 10_000, problems),
+    },
+    partners: {
+      invitesPerWorkspacePerDay: intVar(env, 'INVITES_PER_WORKSPACE_PER_DAY', 200, 1, 100_000, problems),
+      inviteResendCooldownSeconds: intVar(env, 'INVITE_RESEND_COOLDOWN_SECONDS', 60, 0, 86_400, problems),
+      inviteTtlHours: intVar(env, 'INVITE_TTL_HOURS', 168, 1, 720, problems),
+      signInLinksPerHour: intVar(env, 'PARTNER_SIGN_IN_LINKS_PER_HOUR', 5, 1, 1_000, problems),
+      ...(partnerPortalUrl ? { portalUrl: partnerPortalUrl } : {}),
     },
     publicBaseUrl: (publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${env.PORT || 3000}`).replace(/\/$/, ''),
     corsOrigins,

@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     storage: storageOf(config),
     fileUploadMaxBytes: config.fileUploadMaxBytes,
     packages: config.packages,
+    partners: config.partners,
     publicBaseUrl: config.publicBaseUrl,
     jobs: { pollIntervalMs: config.jobsPollIntervalMs, concurrency: config.jobsConcurrency },
     imports: { asyncThreshold: config.importAsyncThreshold, leaseSeconds: config.importJobLeaseSeconds },

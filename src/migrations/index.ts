@@ -12,6 +12,7 @@ import * as m0010 from './20261124_0010_idempotency_keys.js';
 import * as m0011 from './20261124_0011_imports.js';
 import * as m0012 from './20261124_0012_products.js';
 import * as m0013 from './20261124_0013_packages.js';
+import * as m0014 from './20261124_0014_partners.js';
 
 /** Append-only: add each new migration here; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '20261124_0011_imports': m0011,
   '20261124_0012_products': m0012,
   '20261124_0013_packages': m0013,
+  '20261124_0014_partners': m0014,
 };

@@ -12,6 +12,8 @@ import { createProduct } from '../modules/products/products.service.js';
 import { createVersion } from '../modules/products/product-versions.js';
 import { importReviews } from '../modules/products/product-reviews.js';
 import { registerExternalFile } from '../modules/products/product-files.service.js';
+import { seedAgreement } from '../modules/partners/partners.service.js';
+import type { AgreementStatus } from '../platform/db/schema.js';
 import * as workspaces from '../modules/workspaces/workspaces.repo.js';
 import { CHANNELS, PURCHASE_STATUSES, RECORD_TYPES } from '../modules/purchases/purchases.schemas.js';
 import { recordOrderItems } from '../modules/purchases/purchases.service.js';
@@ -37,7 +39,13 @@ export const FixtureDocument = Type.Object(
     workspaces: Type.Optional(
       Type.Array(
         Type.Object(
-          { key: Key, name: Type.String({ minLength: 1 }), billingEligible: Type.Optional(Type.Boolean()), storefrontUrl: Type.Optional(Type.String({ format: 'uri' })) },
+          {
+            key: Key,
+            name: Type.String({ minLength: 1 }),
+            billingEligible: Type.Optional(Type.Boolean()),
+            storefrontUrl: Type.Optional(Type.String({ format: 'uri' })),
+            partnerProgramsEnabled: Type.Optional(Type.Boolean()),
+          },
           { additionalProperties: false },
         ),
       ),
@@ -217,6 +225,27 @@ export const FixtureDocument = Type.Object(
         ),
       ),
     ),
+    programs: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Key,
+            workspace: Key,
+            kind: Type.Union([Type.Literal('affiliate'), Type.Literal('collaborator')]),
+            name: Type.String({ minLength: 1 }),
+            recipientEmail: Type.String({ format: 'email' }),
+            rateBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
+            productRates: Type.Optional(Type.Array(Type.Object({ product: Key, rateBps: Type.Integer({ minimum: 0, maximum: 10_000 }) }, { additionalProperties: false }))),
+            attributionWindowDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+            includeResellerSales: Type.Optional(Type.Boolean()),
+            status: Type.Optional(Type.Union(['pending', 'accepted', 'active', 'paused', 'ended'].map((s) => Type.Literal(s)))),
+            consents: Type.Optional(Type.Array(Type.Union([Type.Literal('developer'), Type.Literal('recipient')]))),
+            owner: Type.Optional(Key),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     tokens: Type.Optional(
       Type.Array(
         Type.Object(
@@ -244,6 +273,8 @@ export interface FixtureResult {
     /** Order item ids per order key, in the order given. */
     orderItems: Record<string, number[]>;
     serials: Record<string, number>;
+    /** Agreement id per program key. */
+    programs: Record<string, number>;
     /** File id per file key. */
     files: Record<string, string>;
   };
@@ -275,13 +306,16 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
   }
   if ((doc.tokens?.length ?? 0) > 0 && !jwt.secret) throw new FixtureError('Tokens need JWT_SECRET (tokens from JWKS_URL are issued by the identity provider)');
 
-  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {}, resellers: {}, resellerIds: {}, orders: {}, orderItems: {}, serials: {}, files: {} };
+  const ids: FixtureResult['ids'] = { workspaces: {}, accounts: {}, products: {}, customers: {}, resellers: {}, resellerIds: {}, orders: {}, orderItems: {}, serials: {}, files: {}, programs: {} };
   const workspaceOfProduct = new Map<number, number>();
   const appIds: Record<string, string> = {};
   const serialCodes: Record<string, string> = {};
   await inTransaction(db, async (tx) => {
     for (const w of doc.workspaces ?? []) {
       ids.workspaces[w.key] = await workspaces.createWorkspace(tx, { name: w.name, billingEligible: w.billingEligible ?? false, storefrontUrl: w.storefrontUrl ?? null });
+      if (w.partnerProgramsEnabled === false) {
+        await tx.updateTable('workspaces').set({ partner_programs_enabled: false }).where('id', '=', ids.workspaces[w.key]!).execute();
+      }
     }
     for (const a of doc.accounts ?? []) {
       ids.accounts[a.key] = await workspaces.upsertAccount(tx, { email: a.email, emailVerified: a.emailVerified ?? false });
@@ -479,6 +513,20 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
           ...(r.verified === undefined ? {} : { verified: r.verified }),
           ...(r.createdAt === undefined ? {} : { createdAt: r.createdAt }),
         })),
+      });
+    }
+    for (const p of doc.programs ?? []) {
+      const workspaceId = lookup(ids.workspaces, 'workspace', p.workspace);
+      ids.programs[p.key] = await seedAgreement(tx, operatorScope(workspaceId, p.owner ? lookup(ids.accounts, 'account', p.owner) : 0), {
+        kind: p.kind,
+        name: p.name,
+        recipientEmail: p.recipientEmail,
+        rateBps: p.rateBps,
+        productRates: (p.productRates ?? []).map((r) => ({ product_id: lookup(ids.products, 'product', r.product), rate_bps: r.rateBps })),
+        attributionWindowDays: p.attributionWindowDays,
+        includeResellerSales: p.includeResellerSales,
+        status: (p.status ?? 'pending') as AgreementStatus,
+        consents: p.consents ?? [],
       });
     }
   });

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { HttpLimits } from '../../src/platform/http/limits.js';
 import type { PrivateStorage } from '../../src/platform/storage/storage.js';
 import { afterAll, beforeAll } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
+import { type App, type AppOptions, buildApp } from '../../src/app.js';
 import type { JwtSettings } from '../../src/platform/auth/jwt.js';
 import { type MailTransport, MemoryTransport } from '../../src/platform/mail/transport.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/db/database.js';
@@ -48,6 +48,7 @@ export async function buildTestApp(
     metricsToken?: string;
     imports?: { asyncThreshold?: number; leaseSeconds?: number };
     packages?: { buildSlots?: number; downloadsPerMinute?: number; minBuildMs?: number; liveRotationOverlapDays?: number };
+    partners?: AppOptions['partners'];
   } = {},
 ): Promise<TestContext> {
   const database = await openDatabase({
@@ -77,6 +78,7 @@ export async function buildTestApp(
     ...(options.storage ? { storage: options.storage } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     ...(options.packages ? { packages: options.packages } : {}),
+    ...(options.partners ? { partners: options.partners } : {}),
   });
   await app.ready();
   return { app, database };
@@ -126,12 +128,17 @@ export async function seedWorkspace(
     productSettings?: { maxActivations?: number; offlineGraceDays?: number };
     /** Delivery files hosted elsewhere (fixtures register external files). */
     files?: Array<{ key: string; product: string; filename: string; url: string }>;
+    /** Partner agreements in any state (fixtures' `programs`, workspace filled in). */
+    programs?: Array<Omit<NonNullable<FixtureDocument['programs']>[number], 'workspace'>>;
+    partnerProgramsEnabled?: boolean;
   } = {},
 ): Promise<SeededWorkspace> {
   const s = unique();
   const members = extra.members ?? [];
   const result = await loadFixtures(ctx.database.db, TEST_JWT, {
-    workspaces: [{ key: 'ws', name: `Workspace ${s}`, billingEligible: extra.billingEligible ?? true }],
+    workspaces: [
+      { key: 'ws', name: `Workspace ${s}`, billingEligible: extra.billingEligible ?? true, ...(extra.partnerProgramsEnabled === false ? { partnerProgramsEnabled: false } : {}) },
+    ],
     accounts: [
       { key: 'owner', email: `owner-${s}@dev.test`, emailVerified: true },
       ...members.map((m) => ({ key: m.key, email: `${m.key}-${s}@dev.test`, emailVerified: true })),
@@ -161,6 +168,7 @@ export async function seedWorkspace(
     orders: (extra.orders ?? []).map((o) => ({ ...o, workspace: 'ws' })),
     serials: (extra.serials ?? []).map((x) => ({ ...x, workspace: 'ws' })),
     files: extra.files ?? [],
+    programs: (extra.programs ?? []).map((p) => ({ owner: 'owner', ...p, workspace: 'ws' })),
     tokens: [
       { key: 'owner', account: 'owner', workspace: 'ws' },
       ...members.map((m) => ({ key: m.key, account: m.key, workspace: 'ws' })),

@@ -71,6 +71,12 @@ const foreignRecords: Record<string, (other: SeededWorkspace) => Params | Promis
       'GET /api/developer/serials/:serialId/events',
     ].map((key) => [key, (other: SeededWorkspace) => ({ serialId: other.ids.serials.s! })]),
   ),
+  ...Object.fromEntries(
+    ['PATCH /api/developer/partners/programs/:id', ...['status', 'invite', 'live-consent'].map((a) => `POST /api/developer/partners/programs/:id/${a}`)].map((key) => [
+      key,
+      (other: SeededWorkspace) => ({ id: other.ids.programs.pr! }),
+    ]),
+  ),
 };
 
 const fill = (url: string, params: Record<string, string | number>) => url.replace(/:(\w+)/g, (_, name: string) => String(params[name] ?? 1));
@@ -86,6 +92,13 @@ const validBodies: Record<string, object> = {
   'POST /api/developer/products': { name: 'New' },
   'POST /api/developer/products/:productId/plugin-package/generate': { variant: 'native' },
   'POST /api/developer/products/:productId/plugin-package/regenerate': { variant: 'native' },
+  'POST /api/developer/partners/programs': { kind: 'affiliate', recipient_email: 'p@partner.test', name: 'P', rate_bps: 100, send_email: false },
+  'PATCH /api/developer/partners/programs/:id': { rate_bps: 200, send_email: false },
+  'POST /api/developer/partners/programs/:id/status': { status: 'paused' },
+  'POST /api/developer/partners/programs/:id/invite': { send_email: false },
+  'POST /api/developer/partners/programs/:id/live-consent': { accept: true, terms_version: 1, policy_version: 'patchbay-managed-live-v1' },
+  'POST /api/partner-portal/programs/:id/live-consent': { accept: true, terms_version: 1, policy_version: 'patchbay-managed-live-v1' },
+  'POST /api/partner-portal/programs/invitations/accept': { token: 'x'.repeat(43), accept_preview_terms: true, preview_terms_version: 1, payout_policy_version: 'patchbay-payouts-v1' },
 };
 const bodyFor = (route: RouteEntry) =>
   validBodies[`${route.method} ${route.url}`] ?? (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { confirm: true } : undefined);
@@ -168,6 +181,7 @@ describe('security matrix over every registered route', () => {
       serials: [{ key: 's', product: 'p1', customer: 'c', order: 'o' }],
       orders: [{ key: 'o', customer: 'c' }],
       files: [{ key: 'f', product: 'p1', filename: 'a.zip', url: 'https://cdn.example/a.zip' }],
+      programs: [{ key: 'pr', kind: 'affiliate', name: 'P', recipientEmail: `pr-${Date.now()}@partner.test`, rateBps: 100, status: 'active' }],
     });
     const withParams = ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account' && r.url.includes(':'));
     for (const route of withParams) {
@@ -178,6 +192,38 @@ describe('security matrix over every registered route', () => {
       expect(res.statusCode, key).toBe(404);
       expect(res.json().code).toBe('NOT_FOUND');
     }
+  });
+
+  it('keeps the two identities apart: portal routes refuse developer tokens, developer routes refuse recipient sessions', async () => {
+    const ws = await seedWorkspace(ctx());
+    const { Recipients } = await import('../../src/modules/recipients/recipients.service.js');
+    const recipient = (await new Recipients(ctx().database.db, '').operatorSession(`matrix-${Date.now()}@partner.test`)).token;
+    const portalRoutes = ctx().app.routeCatalog.filter((r) => r.policy.auth === 'recipient');
+    expect(portalRoutes.length).toBeGreaterThan(3);
+    for (const route of portalRoutes) {
+      const url = fill(route.url, {});
+      const attempts: Array<Record<string, string>> = [{}, bearer(ws.owner), bearer(`pps_${"A".repeat(43)}`), { cookie: `patchbay_partner_session=${ws.owner}` }];
+      for (const headers of attempts) {
+        const res = await call(ctx(), route, url, headers);
+        expect(res.statusCode, `${route.method} ${route.url} with ${JSON.stringify(headers).slice(0, 40)}`).toBe(401);
+        expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      }
+    }
+    for (const route of ctx().app.routeCatalog.filter((r) => r.policy.auth === 'account')) {
+      for (const headers of [bearer(recipient), { cookie: `patchbay_partner_session=${recipient}` }]) {
+        const res = await call(ctx(), route, fill(route.url, {}), headers);
+        expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
+      }
+    }
+    // A recipient of no agreement finds nothing behind an agreement id (someone else's): 404.
+    const other = await seedWorkspace(ctx(), { programs: [{ key: 'pr', kind: 'affiliate', name: 'P', recipientEmail: `owner-of-${Date.now()}@partner.test`, rateBps: 1, status: 'active' }] });
+    const consent = await ctx().app.inject({
+      method: 'POST',
+      url: `/api/partner-portal/programs/${other.ids.programs.pr}/live-consent`,
+      headers: bearer(recipient),
+      payload: { accept: true, terms_version: 1, policy_version: 'patchbay-managed-live-v1' },
+    });
+    expect(consent.statusCode).toBe(404);
   });
 
   it('selects another workspace of the same account with X-Workspace-Id', async () => {

@@ -1,3 +1,4 @@
+import type {} from '@fastify/cookie';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
@@ -5,7 +6,7 @@ import type { Db } from '../db/database.js';
 import { AppError, CommonErrors, defineErrors, forbidden, type CodesOf, type ErrorSpec } from '../http/errors.js';
 import { type TokenClaims, InvalidTokenError } from './jwt.js';
 import type { Permission } from './permissions.js';
-import { createScope, hasPermission, type Scope } from './scope.js';
+import { createScope, hasPermission, type RecipientScope, type Scope } from './scope.js';
 
 const authErrorsSpecs = {
   WORKSPACE_REQUIRED: { status: 400, title: 'No workspace selected' },
@@ -25,6 +26,8 @@ declare module '../http/errors.js' {
  */
 export type RoutePolicy =
   | { auth: 'public' }
+  /** A partner portal route: a recipient session (cookie or `Authorization: Bearer pps_…`), never a developer JWT. */
+  | { auth: 'recipient' }
   | {
       auth: 'account';
       permission: Permission | null;
@@ -40,6 +43,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     scope: Scope | null;
+    recipient: RecipientScope | null;
   }
   interface FastifyInstance {
     /** Every registered route with its policy: drives the security matrix test and the docs. */
@@ -56,6 +60,18 @@ export interface RouteEntry {
 /** Routes owned by documentation plugins, which cannot carry our route config. */
 const DOC_ROUTE = /^\/docs(\/|$)/;
 const NoQuery = Type.Object({}, { additionalProperties: false });
+
+export function requireRecipient(request: FastifyRequest): RecipientScope {
+  if (!request.recipient) throw new AppError(CommonErrors.UNAUTHENTICATED, 'A partner portal session is required');
+  return request.recipient;
+}
+
+/** The cookie that carries a browser's partner portal session. */
+export const RECIPIENT_SESSION_COOKIE = 'patchbay_partner_session';
+const RECIPIENT_TOKEN = /^pps_[A-Za-z0-9_-]{43}$/;
+
+/** Resolves a recipient session token to its scope (null: unknown, ended or expired). */
+export type RecipientSessionVerifier = (token: string) => Promise<RecipientScope | null>;
 
 export function requireScope(request: FastifyRequest): Scope {
   if (!request.scope) throw new AppError(CommonErrors.UNAUTHENTICATED, 'Authentication required');
@@ -94,8 +110,14 @@ export async function scopeOfMember(db: Db, accountId: number, workspaceId: numb
 
 const unauthenticated = (detail: string) => new AppError(CommonErrors.UNAUTHENTICATED, detail, { headers: { 'www-authenticate': 'Bearer' } });
 
-export function registerPolicy(app: FastifyInstance, db: Db, verify: (token: string) => Promise<TokenClaims>): void {
+export function registerPolicy(
+  app: FastifyInstance,
+  db: Db,
+  verify: (token: string) => Promise<TokenClaims>,
+  verifyRecipient: RecipientSessionVerifier = async () => null,
+): void {
   app.decorateRequest('scope', null);
+  app.decorateRequest('recipient', null);
   const catalog: RouteEntry[] = [];
   app.decorate('routeCatalog', catalog);
 
@@ -117,6 +139,16 @@ export function registerPolicy(app: FastifyInstance, db: Db, verify: (token: str
   app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
     const policy = request.routeOptions.config?.policy;
     if (!policy || policy.auth === 'public') return;
+    if (policy.auth === 'recipient') {
+      // Bearer for non-browser clients, else the HttpOnly cookie; a developer JWT is not a session.
+      const header = request.headers.authorization;
+      const bearer = header ? /^Bearer (\S+)$/.exec(header)?.[1] : undefined;
+      const token = bearer ?? (request.cookies as Record<string, string | undefined> | undefined)?.[RECIPIENT_SESSION_COOKIE];
+      const recipient = token && RECIPIENT_TOKEN.test(token) ? await verifyRecipient(token) : null;
+      if (!recipient) throw new AppError(CommonErrors.UNAUTHENTICATED, 'A partner portal session is required', { headers: { 'www-authenticate': 'Bearer realm="partner-portal"' } });
+      request.recipient = recipient;
+      return;
+    }
 
     const header = request.headers.authorization;
     const match = header ? /^Bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/.exec(header) : null;

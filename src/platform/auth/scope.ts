@@ -56,3 +56,24 @@ export function scopedProductIds(scope: Scope): number[] | null {
 export function operatorScope(workspaceId: number, accountId: number): Scope {
   return createScope({ accountId, workspaceId, owner: true, permissions: ['*'], allProducts: true, productIds: [] });
 }
+
+declare const recipientBrand: unique symbol;
+
+/**
+ * A partner (someone outside the developer's team) signed in to the partner portal. Built only by
+ * the policy hook from a recipient session; portal services accept this type and nothing else,
+ * so a developer scope can never reach them (and a recipient scope never reaches a developer
+ * service). It carries no workspace: what a recipient may see follows from their agreements.
+ */
+export interface RecipientScope {
+  readonly [recipientBrand]: true;
+  readonly recipientId: number;
+  readonly email: string;
+  /** The session proved the e-mail address (a sign-in link, or an operator who vouches for it). */
+  readonly verified: boolean;
+  readonly sessionId: number;
+}
+
+export function createRecipientScope(r: { recipientId: number; email: string; verified: boolean; sessionId: number }): RecipientScope {
+  return Object.freeze({ ...r }) as unknown as RecipientScope;
+}

@@ -18,6 +18,7 @@ export interface WorkspacesTable {
   name: string;
   billing_eligible: Generated<boolean>;
   storefront_url: Generated<string | null>;
+  partner_programs_enabled: Generated<boolean>;
   created_at: CreatedAt;
 }
 
@@ -345,6 +346,115 @@ export interface ProductFilesTable {
   uploaded_at: Generated<Date>;
 }
 
+export interface RecipientsTable {
+  id: Generated<number>;
+  email: string;
+  email_verified_at: Date | null;
+  active: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+export interface RecipientSignInLinksTable {
+  id: Generated<number>;
+  email: string;
+  token_hash: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface RecipientSessionsTable {
+  id: Generated<number>;
+  recipient_id: number;
+  token_hash: string;
+  verified: boolean;
+  expires_at: Date;
+  ended_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export type AgreementStatus = 'pending' | 'accepted' | 'active' | 'paused' | 'ended';
+export type AgreementKind = 'affiliate' | 'collaborator';
+
+export interface PartnerAgreementsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  kind: AgreementKind;
+  name: string;
+  recipient_email: string;
+  recipient_id: number | null;
+  status: Generated<AgreementStatus>;
+  proposed_terms_version: number;
+  accepted_terms_version: number | null;
+  accepted_at: Date | null;
+  created_by: number | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface PartnerTermsTable {
+  workspace_id: number;
+  agreement_id: number;
+  version: number;
+  rate_bps: number;
+  attribution_window_days: number;
+  include_reseller_sales: boolean;
+  effective_from: Date;
+  payout_policy_version: string;
+  created_by: number | null;
+  created_at: Generated<Date>;
+}
+
+export interface PartnerTermProductsTable {
+  workspace_id: number;
+  agreement_id: number;
+  version: number;
+  product_id: number;
+  rate_bps: number;
+}
+
+export interface PartnerInvitationsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  agreement_id: number;
+  terms_version: number;
+  email: string;
+  token_hash: string;
+  status: Generated<'pending' | 'accepted' | 'revoked'>;
+  expires_at: Date;
+  email_queued: boolean;
+  created_by: number | null;
+  created_at: Generated<Date>;
+  accepted_at: Date | null;
+  accepted_by: number | null;
+}
+
+export interface PartnerConsentsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  agreement_id: number;
+  party: 'developer' | 'recipient';
+  account_id: number | null;
+  recipient_id: number | null;
+  terms_version: number;
+  policy_version: string;
+  address: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface PartnerAgreementEventsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  agreement_id: number;
+  actor_kind: 'developer' | 'recipient' | 'operator';
+  actor_id: number | null;
+  action: string;
+  from_status: string | null;
+  to_status: string | null;
+  data: ColumnType<Record<string, unknown>, string | undefined, never>;
+  created_at: Generated<Date>;
+}
+
 export interface PackageSettingsTable {
   workspace_id: number;
   product_id: number;
@@ -495,6 +605,15 @@ export interface DB {
   imports: ImportsTable;
   product_files: ProductFilesTable;
   package_settings: PackageSettingsTable;
+  recipients: RecipientsTable;
+  recipient_sign_in_links: RecipientSignInLinksTable;
+  recipient_sessions: RecipientSessionsTable;
+  partner_agreements: PartnerAgreementsTable;
+  partner_terms: PartnerTermsTable;
+  partner_term_products: PartnerTermProductsTable;
+  partner_invitations: PartnerInvitationsTable;
+  partner_consents: PartnerConsentsTable;
+  partner_agreement_events: PartnerAgreementEventsTable;
   package_builds: PackageBuildsTable;
   package_activity: PackageActivityTable;
   package_build_slots: PackageBuildSlotsTable;

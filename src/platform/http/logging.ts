@@ -5,8 +5,12 @@ import { stdSerializers } from 'pino';
 // their values never reach the log.
 const PERSONAL_PARAMS = /^(search|email|q|name|firstname|lastname|token)$/i;
 
-/** The request URL with the values of personal query parameters replaced by `[redacted]`. */
-export function redactUrl(url: string): string {
+// Path segments that are credentials (invitation tokens): never written to the log.
+const SECRET_PATHS = /^(\/api\/partner-portal\/programs\/invitations\/)(?!accept(?:[/?]|$))[^/?]+/;
+
+/** The request URL with the values of personal query parameters, and credentials in the path, replaced by `[redacted]`. */
+export function redactUrl(rawUrl: string): string {
+  const url = rawUrl.replace(SECRET_PATHS, '$1[redacted]');
   const mark = url.indexOf('?');
   if (mark < 0) return url;
   const params = url

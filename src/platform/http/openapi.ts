@@ -6,6 +6,9 @@ import type { RoutePolicy } from '../auth/policy.js';
 
 function describePolicy(policy: RoutePolicy | undefined): string {
   if (!policy || policy.auth === 'public') return 'Public: no credential required.';
+  if (policy.auth === 'recipient') {
+    return 'Partner portal: a recipient session (the `patchbay_partner_session` cookie, or `Authorization: Bearer pps_…`); a developer JWT is refused with 401.';
+  }
   const parts = ['Bearer JWT; workspace and product scope apply.'];
   if (policy.permission) parts.push(`Requires \`${policy.permission}\`.`);
   if (policy.recordPermission) parts.push(`Requires \`${policy.recordPermission}\` on a record the caller can see (otherwise 404).`);
@@ -28,7 +31,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             .join('\n'),
       },
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Developer access token (workspace member)' },
+          recipientSession: { type: 'apiKey', in: 'cookie', name: 'patchbay_partner_session', description: 'Partner portal session (browser)' },
+          recipientBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'pps_ session token', description: 'Partner portal session (non-browser clients)' },
+        },
       },
     },
     transform: ({ schema, url, route }) => {
@@ -41,6 +48,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         if (policy.permission || policy.recordPermission) {
           transformed['x-permission'] = policy.permission ?? policy.recordPermission;
         }
+      } else if (policy?.auth === 'recipient') {
+        transformed.security = [{ recipientSession: [] }, { recipientBearer: [] }];
       }
       return { schema: transformed as typeof schema, url };
     },
