@@ -3,7 +3,8 @@ import type { Readable } from 'node:stream';
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction } from '../../platform/db/transaction.js';
-import { AppError, defineErrors, notFound, type CodesOf, type ErrorSpec, type FieldError } from '../../platform/http/errors.js';
+import { findIllFormedText } from '../../platform/http/text-hygiene.js';
+import { AppError, CommonErrors, defineErrors, notFound, type CodesOf, type ErrorSpec, type FieldError } from '../../platform/http/errors.js';
 import { enqueueJob } from '../../platform/jobs/jobs.repo.js';
 import type { LinkedObject, PrivateLinks } from '../../platform/links/private-links.js';
 import type { PrivateStorage, StoredObject } from '../../platform/storage/storage.js';
@@ -68,6 +69,11 @@ export interface FileFields {
 }
 
 function checkFields(fields: FileFields, prefix: string): { platform: string; type: string; version: string | null } {
+  // Multipart fields bypass the JSON body check: NUL and lone surrogates are refused here, by name.
+  for (const [name, value] of Object.entries(fields)) {
+    const found = findIllFormedText(value, `${prefix}/${name}`);
+    if (found) throw new AppError(CommonErrors.INVALID_TEXT, `${found.path} ${found.message}`, { errors: [found] });
+  }
   const errors: FieldError[] = [];
   const platform = fields.platform ?? 'any';
   const type = fields.type ?? 'installer';

@@ -48,7 +48,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 const editable = {
   description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
   status: Type.Optional(Status),
-  priceCents: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000_00 })),
+  priceCents: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   currency: Type.Optional(Currency),
   maxActivations: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   offlineGraceDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),

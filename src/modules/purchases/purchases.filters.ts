@@ -1,5 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
-import { parseDateRange } from '../../platform/http/date-range.js';
+import { parseDateRange, storableBound } from '../../platform/http/date-range.js';
 import type { PurchaseChannel, PurchaseRecordType, RefundStatus } from '../../platform/db/schema.js';
 import { PurchaseErrors } from './purchases.errors.js';
 import type { PurchaseListQuery } from './purchases.schemas.js';
@@ -26,11 +26,16 @@ function invalid(parameter: string, message: string): AppError {
 }
 
 /** A calendar day or an instant; `endOfDay` turns a day into the start of the next one (for inclusive upper bounds). */
-function parseInstant(parameter: string, text: string, endOfDay: boolean): Date {
+function parseInstant(parameter: string, text: string, endOfDay: boolean): Date | null {
+  const bound = (date: Date) => {
+    const checked = storableBound(date, endOfDay);
+    if (checked === 'out of range') throw invalid(parameter, `${text} is outside the years 0001 to 9999`);
+    return checked;
+  };
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
     const day = new Date(`${text}T00:00:00.000Z`);
     if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text) throw invalid(parameter, `${text} is not a calendar date`);
-    return endOfDay ? new Date(day.getTime() + DAY) : day;
+    return bound(endOfDay ? new Date(day.getTime() + DAY) : day);
   }
   const dayPart = text.slice(0, 10);
   const day = new Date(`${dayPart}T00:00:00.000Z`);
@@ -39,7 +44,7 @@ function parseInstant(parameter: string, text: string, endOfDay: boolean): Date 
     throw invalid(parameter, `${text} is not a valid date-time`);
   }
   // An inclusive instant bound becomes an exclusive one a millisecond later.
-  return endOfDay ? new Date(instant.getTime() + 1) : instant;
+  return bound(endOfDay ? new Date(instant.getTime() + 1) : instant);
 }
 
 const later = (a: Date | null, b: Date | null) => (a && b ? (a > b ? a : b) : (a ?? b));

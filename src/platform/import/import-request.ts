@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords, TruncatedInputError } from '../csv/stream.js';
 import { AppError, CommonErrors } from '../http/errors.js';
+import { findIllFormedText } from '../http/text-hygiene.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportErrors } from './errors.js';
 
 /**
@@ -74,6 +75,9 @@ export async function readImportRequest(request: FastifyRequest, arrayField: str
       } catch {
         throw new AppError(ImportErrors.INVALID_PRODUCT_MAPPING, 'productMappings must be a JSON object');
       }
+      // The text-hygiene hook sees JSON bodies only; this JSON arrives inside the form.
+      const found = findIllFormedText(productMappings, 'body/productMappings');
+      if (found) throw new AppError(CommonErrors.INVALID_TEXT, `${found.path} ${found.message}`, { errors: [found] });
     } else if (part.fieldname === arrayField) {
       throw new AppError(CommonErrors.VALIDATION_FAILED, `Send "${arrayField}" as JSON, or a CSV "file" as multipart`);
     }
