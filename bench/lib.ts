@@ -203,8 +203,31 @@ export async function databaseVersion(db: Db): Promise<string> {
 // ---------------------------------------------------------------- server child process
 
 export type ServerSpec =
-  | { kind: 'hello' }
-  | { kind: 'app'; databaseUrl: string | undefined; dataDir: string | null; poolSize: number; jwt: JwtSettings; licenseKeyHex: string };
+  | {
+      kind: 'hello';
+      /** Also serve this file at GET /file (a stream, as the app sends it): a reference for a download through Fastify. */
+      file?: string;
+    }
+  | {
+      kind: 'app';
+      databaseUrl: string | undefined;
+      dataDir: string | null;
+      poolSize: number;
+      jwt: JwtSettings;
+      licenseKeyHex: string;
+      /** Optional app settings of the targets that need them (products, packages). */
+      extra?: AppExtras;
+    };
+
+/** App settings beyond the defaults, for targets that need private storage or other limits. */
+export interface AppExtras {
+  /** Private storage in this directory (LocalStorage); without it, file and package routes answer 503. */
+  storageDir?: string;
+  /** The app's PUBLIC_BASE_URL (links and package configuration). */
+  publicBaseUrl?: string;
+  /** The app option packages.downloadsPerMinute (GET plugin-package per product and minute). */
+  packageDownloadsPerMinute?: number;
+}
 
 export type ParentMessage =
   | { type: 'start'; spec: ServerSpec }
@@ -661,8 +684,8 @@ export async function runImport(origin: string, path: string, token: string, bod
   }
 }
 
-/** The real application on the bench database, in a child process. */
-export function startAppServer(bench: BenchDatabase, poolSize: number): Promise<ServerProcess> {
+/** The real application on the bench database, in a child process (with `extra` settings where a target needs them). */
+export function startAppServer(bench: BenchDatabase, poolSize: number, extra?: AppExtras): Promise<ServerProcess> {
   return startServer({
     kind: 'app',
     databaseUrl: bench.databaseUrl,
@@ -670,5 +693,6 @@ export function startAppServer(bench: BenchDatabase, poolSize: number): Promise<
     poolSize,
     jwt: BENCH_JWT,
     licenseKeyHex: BENCH_LICENSE_KEY_HEX,
+    ...(extra ? { extra } : {}),
   });
 }

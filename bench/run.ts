@@ -14,6 +14,8 @@ const TARGETS: Record<string, () => Promise<BenchTarget>> = {
   serials: () => import('./serials.js'),
   purchases: () => import('./purchases.js'),
   embedded: () => import('./embedded.js'),
+  products: () => import('./products.js'),
+  packages: () => import('./packages.js'),
 };
 
 const USAGE = `usage: npm run bench -- <target...>
@@ -27,7 +29,13 @@ environment:
   BENCH_VALIDATE_SERIALS  activated serials the validate load rotates over (default 300)
   BENCH_ACTIVATE_SERIALS  unused serials the activate load draws from, four requests each (default 50000)
   BENCH_GENERATE_REQUESTS  timed generation requests of 10,000 serials (default 5)
-  BENCH_PURCHASE_ITEMS  order items to seed (default 1000000; a fifth as many customers)
+  BENCH_PURCHASE_ITEMS  order items to seed (default 1000000; purchases: a fifth as many customers; products: all for one product)
+  BENCH_PRODUCT_CUSTOMERS  products: customers of the product (default 100000)
+  BENCH_REVIEWS         products: reviews of the product (default 1000)
+  BENCH_PRODUCT_SERIALS products: serials of the product, one event each (default 10000)
+  BENCH_FILE_MB         products: size of the delivery file uploaded, then downloaded through a private link (default 200)
+  BENCH_PACKAGE_BUILDS  packages: timed generate requests per variant, one after the other (default 30)
+  BENCH_PACKAGE_CONNECTIONS  packages: autocannon connections for GET plugin-package and its baselines (default 50)
   BENCH_IMPORT_ROWS     rows in the timed import (default 100000, at most 100000); sent as a user sends it:
                         POST, then the import resource polled until it finished (above the app's async threshold)
   BENCH_HEALTHZ_CONNECTIONS  embedded: keep-alive connections probing GET /healthz (default 4)

@@ -8,12 +8,14 @@
  * `wait-idle` is answered with `idle` once requests left over from a load run
  * (a load generator that stops mid-request leaves the server working) are done.
  */
+import { createReadStream, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { openDatabase, type Database } from '../src/platform/db/database.js';
+import { LocalStorage } from '../src/platform/storage/storage.js';
 import type { ChildMessage, ParentMessage, ServerSpec } from './lib.js';
 
 const RSS_SAMPLE_MS = 10;
@@ -28,9 +30,20 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
   if (spec.kind === 'hello') {
     const app = Fastify({ logger: false });
     app.get('/', async () => ({ hello: 'world' }));
+    const file = spec.file;
+    if (file) {
+      // The same stream LocalStorage hands the private-link route, sent by plain Fastify: no auth, no database, no hooks.
+      app.get('/file', (_request, reply) =>
+        reply
+          .type('application/octet-stream')
+          .header('content-length', String(statSync(file).size))
+          .send(createReadStream(file, { highWaterMark: 256 * 1024 })),
+      );
+    }
     return { app };
   }
   const database = await openDatabase({ databaseUrl: spec.databaseUrl, dataDir: spec.dataDir, poolSize: spec.poolSize });
+  const extra = spec.extra ?? {};
   const app = await buildApp({
     database,
     jwt: spec.jwt,
@@ -40,6 +53,9 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
     // a request abandoned by its client kept its slot for good.)
     httpLimits: { publicInflightPerIp: 0 },
     logger: false,
+    ...(extra.storageDir ? { storage: new LocalStorage(extra.storageDir) } : {}),
+    ...(extra.publicBaseUrl ? { publicBaseUrl: extra.publicBaseUrl } : {}),
+    ...(extra.packageDownloadsPerMinute ? { packages: { downloadsPerMinute: extra.packageDownloadsPerMinute } } : {}),
   });
   return { app, database };
 }
