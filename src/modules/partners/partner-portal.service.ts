@@ -4,7 +4,7 @@ import { inTransaction } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { PartnerErrors } from './partners.errors.js';
 import * as repo from './partners.repo.js';
-import { checkConsent, consentAnswer, invitationTokenHash, MANAGED_LIVE_POLICY_VERSION } from './partners.service.js';
+import { invitationTokenHash, MANAGED_LIVE_POLICY_VERSION, recordConsent } from './partners.service.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const unknownInvitation = () => notFound('Invitation');
@@ -155,19 +155,7 @@ export class PartnerPortal {
       const agreement = await repo.findRecipientAgreement(tx, recipient, id, true);
       if (!agreement) throw notFound('Agreement');
       if (!recipient.verified) throw new AppError(PartnerErrors.EMAIL_NOT_VERIFIED, 'Sign in through a link to give consent');
-      checkConsent(agreement, input);
-      const at = await repo.insertConsent(tx, {
-        workspaceId: agreement.workspace_id,
-        agreementId: id,
-        party: 'recipient',
-        accountId: null,
-        recipientId: recipient.recipientId,
-        termsVersion: input.terms_version,
-        policyVersion: input.policy_version,
-        address,
-      });
-      await repo.recordEvent(tx, { workspaceId: agreement.workspace_id, agreementId: id, actorKind: 'recipient', actorId: recipient.recipientId, action: 'live_consent', data: { terms_version: input.terms_version } });
-      return consentAnswer(tx, agreement, 'recipient', input, at);
+      return recordConsent(tx, agreement, { party: 'recipient', id: recipient.recipientId }, input, address);
     });
   }
 }

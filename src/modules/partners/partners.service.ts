@@ -230,19 +230,7 @@ export class PartnerPrograms {
       if (!agreement) throw notFound('Agreement');
       // Owner consent is personal: a teammate's permissions (even `*`) do not carry it.
       if (!scope.owner) throw new AppError(PartnerErrors.OWNER_CONSENT_REQUIRED, 'Live consent must come from the workspace owner');
-      checkConsent(agreement, input);
-      const at = await repo.insertConsent(tx, {
-        workspaceId: scope.workspaceId,
-        agreementId: id,
-        party: 'developer',
-        accountId: scope.accountId,
-        recipientId: null,
-        termsVersion: input.terms_version,
-        policyVersion: input.policy_version,
-        address,
-      });
-      await repo.recordEvent(tx, { workspaceId: scope.workspaceId, agreementId: id, actorKind: 'developer', actorId: scope.accountId, action: 'live_consent', data: { terms_version: input.terms_version } });
-      return consentAnswer(tx, agreement, 'developer', input, at);
+      return recordConsent(tx, agreement, { party: 'developer', id: scope.accountId }, input, address);
     });
   }
 
@@ -357,7 +345,7 @@ export class PartnerPrograms {
 }
 
 /** Consent is to the accepted terms under the current managed-live policy; anything else names the current ones. */
-export function checkConsent(agreement: repo.AgreementRecord, input: { terms_version: number; policy_version: string }): void {
+function checkConsent(agreement: repo.AgreementRecord, input: { terms_version: number; policy_version: string }): void {
   if (agreement.status === 'ended') throw new AppError(PartnerErrors.AGREEMENT_ENDED, 'An ended agreement takes no consent');
   if (agreement.accepted_terms_version === null) throw new AppError(PartnerErrors.AGREEMENT_NOT_ACCEPTED, 'Consent follows the recipient’s acceptance of the terms');
   if (input.policy_version !== MANAGED_LIVE_POLICY_VERSION) {
@@ -368,7 +356,30 @@ export function checkConsent(agreement: repo.AgreementRecord, input: { terms_ver
   }
 }
 
-export async function consentAnswer(tx: Tx, agreement: repo.AgreementRecord, party: 'developer' | 'recipient', input: { terms_version: number; policy_version: string }, at: Date) {
+/** Checks and records one party's live consent (append-only, audited) and says whether both parties have now consented. */
+export async function recordConsent(
+  tx: Tx,
+  agreement: repo.AgreementRecord,
+  actor: { party: 'developer' | 'recipient'; id: number },
+  input: { terms_version: number; policy_version: string },
+  address: string | null,
+) {
+  checkConsent(agreement, input);
+  const at = await repo.insertConsent(tx, {
+    workspaceId: agreement.workspace_id,
+    agreementId: agreement.id,
+    party: actor.party,
+    accountId: actor.party === 'developer' ? actor.id : null,
+    recipientId: actor.party === 'recipient' ? actor.id : null,
+    termsVersion: input.terms_version,
+    policyVersion: input.policy_version,
+    address,
+  });
+  await repo.recordEvent(tx, { workspaceId: agreement.workspace_id, agreementId: agreement.id, actorKind: actor.party, actorId: actor.id, action: 'live_consent', data: { terms_version: input.terms_version } });
+  return consentAnswer(tx, agreement, actor.party, input, at);
+}
+
+async function consentAnswer(tx: Tx, agreement: repo.AgreementRecord, party: 'developer' | 'recipient', input: { terms_version: number; policy_version: string }, at: Date) {
   const consents = await repo.consentsOf(tx, agreement.workspace_id, [agreement.id]);
   const has = (p: string) => consents.some((c) => c.party === p && c.terms_version === input.terms_version && c.policy_version === input.policy_version);
   return {
