@@ -237,7 +237,7 @@ describe('patchbay fixtures load', () => {
     it.each([
       { label: 'an unknown e-mail', args: ['--account', 'nobody@studio.test'], message: 'No account nobody@studio.test' },
       { label: 'an unknown id', args: ['--account', '999999'], message: 'No account 999999' },
-      { label: 'no --account', args: [], message: '--account is required' },
+      { label: 'no --account', args: [], message: '--account or --recipient is required' },
       { label: 'a --ttl of 0', args: ['--account', 'owner@studio.test', '--ttl', '0'], message: '--ttl must be 1..2592000 seconds' },
       { label: 'a fractional --ttl', args: ['--account', 'owner@studio.test', '--ttl', '1.5'], message: '--ttl must be 1..2592000 seconds' },
     ])('refuses $label', async ({ args, message }) => {
@@ -361,7 +361,12 @@ describe('one process per embedded database', () => {
     await server.exited;
     const started = Date.now();
     expect(await cliJson(dir, 'migrate')).toEqual({ applied: [] });
-    // The old lock named a process that no longer exists: no stale-lock timeout applies.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const takeover = Date.now() - started;
+    // The same command on the now unlocked directory: what starting the CLI costs on this machine.
+    const again = Date.now();
+    expect(await cliJson(dir, 'migrate')).toEqual({ applied: [] });
+    const baseline = Date.now() - again;
+    // The old lock named a process that no longer exists: no stale-lock timeout (it was ~15 s) applies.
+    expect(takeover).toBeLessThan(baseline + 5_000);
   });
 });
