@@ -155,7 +155,9 @@ export class PackageService implements PackageStatusSource {
     // Storage first: nothing is provisioned or rotated for a package that could not be kept (503).
     await this.storage.check();
 
-    let state = await this.credentials.ensure(this.db, scope, product, environment);
+    // Read first: provisioning (a write) only when the credential or its key is missing.
+    let state = await this.credentials.read(scope, productId, environment);
+    if (!state.credential || !state.key) state = await this.credentials.ensure(this.db, scope, product, environment);
     if (mode === 'regenerate' && !state.created) {
       const overlapUntil = new Date(Date.now() + this.options.rotationOverlapSeconds[environment] * 1000);
       await inTransaction(this.db, async (tx) => {
