@@ -54,6 +54,9 @@ describe('redactUrl', () => {
     ['/x?email=a@b.c&first_name=Ann', '/x?email=[redacted]&first_name=[redacted]'],
     ['/x?search', '/x?search'],
     ['/x', '/x'],
+    ['/api/partner-portal/programs/invitations/abcDEF_123-xyz', '/api/partner-portal/programs/invitations/[redacted]'],
+    ['/api/partner-portal/programs/invitations/abc?x=1', '/api/partner-portal/programs/invitations/[redacted]?x=1'],
+    ['/api/partner-portal/programs/invitations/accept', '/api/partner-portal/programs/invitations/accept'],
   ])('%s → %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });
