@@ -153,12 +153,6 @@ export function registerIdempotency(app: FastifyInstance, db: Db, ownerOf: Idemp
     if ((await claim(request, reply, digest)) === 'replayed') return reply;
   });
 
-  app.addHook('onSend', async (request, _reply, payload) => {
-    const state = request.idempotency;
-    if (state?.holding && (typeof payload === 'string' || Buffer.isBuffer(payload))) state.payload = payload.toString();
-    return payload;
-  });
-
   const settle = async (request: FastifyRequest, reply: FastifyReply) => {
     const state = request.idempotency;
     if (!state?.holding) return;
@@ -186,7 +180,15 @@ export function registerIdempotency(app: FastifyInstance, db: Db, ownerOf: Idemp
       request.log.warn({ err: { message: (error as Error).message } }, 'could not store the answer of an idempotent request');
     }
   };
-  // Also when the client has gone: the handler's effects happened, so its answer is what a retry must get.
+  // The answer is kept before its bytes leave: a client that retries the moment it has the answer
+  // gets the replay, never a 409 for a request that has already finished.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const state = request.idempotency;
+    if (state?.holding && (typeof payload === 'string' || Buffer.isBuffer(payload))) state.payload = payload.toString();
+    await settle(request, reply);
+    return payload;
+  });
+  // Also when nothing was sent (the client went away first): the handler's effects happened.
   app.addHook('onResponse', settle);
 }
 
