@@ -327,6 +327,17 @@ describe('live consent', () => {
   });
 });
 
+describe.runIf(onPostgres)('concurrent collaborator proposals (PostgreSQL)', () => {
+  it('lets only one of two racing proposals take the last room on a product', async () => {
+    const ws = await seedWorkspace(ctx());
+    const propose = () =>
+      dev(ctx(), ws.owner, 'POST', PROGRAMS, affiliate(ws, `race-co-${unique()}@partner.test`, { kind: 'collaborator', product_rates: [{ product_id: ws.ids.products.p1, rate_bps: 6000 }] }));
+    const answers = await Promise.all([propose(), propose(), propose()]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409, 409]);
+    expect(answers.filter((a) => a.statusCode === 409).every((a) => a.json().code === 'COLLABORATOR_CAPACITY_EXCEEDED')).toBe(true);
+  });
+});
+
 describe.runIf(onPostgres)('concurrent acceptance (PostgreSQL)', () => {
   it('makes one acceptance of ten racing accepts', async () => {
     const ws = await seedWorkspace(ctx());
