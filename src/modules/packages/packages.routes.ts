@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { requireScope } from '../../platform/auth/policy.js';
 import { enforceLimits } from '../../platform/http/rate-limits.js';
 import { errorResponses } from '../../platform/http/schemas.js';
+import { LinkAnswerSchema } from '../../platform/links/private-links.js';
 import { EXPERIENCE_MODES, PACKAGE_VARIANTS, RELEASE_CHANNELS } from './package-templates.js';
 import { DEFAULT_SETTINGS, MAX_UI_SIDE, type PackageService } from './packages.service.js';
 
@@ -21,15 +22,6 @@ const variantField = Type.String({ maxLength: 40, description: `${PACKAGE_VARIAN
 const PackageQuery = Type.Object({ variant: variantField, ...settingFields }, { additionalProperties: false });
 const PackageBody = Type.Object({ variant: variantField, ...settingFields }, { additionalProperties: false });
 const StorefrontQuery = Type.Object({ uiWidth: settingFields.uiWidth, uiHeight: settingFields.uiHeight }, { additionalProperties: false });
-
-const LinkAnswer = Type.Object(
-  {
-    url: Type.String({ description: 'A private link on this service: fetch it within expiresIn seconds and never publish it' }),
-    filename: Type.String(),
-    expiresIn: Type.Literal(300),
-  },
-  { additionalProperties: false },
-);
 
 const LINK_NOTE =
   'Answers a private link (`url`, `filename`, `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. ';
@@ -56,7 +48,7 @@ export const packageRoutes: FastifyPluginAsyncTypebox<{ packages: PackageService
           '429 PACKAGE_BUILD_BUSY (with Retry-After) when every build slot is busy: retry the same request. 503 PRIVATE_PACKAGE_STORAGE_REQUIRED without private storage.',
         params: ProductParams,
         querystring: PackageQuery,
-        response: { 200: LinkAnswer, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
+        response: { 200: LinkAnswerSchema, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
     },
     async (request) => packages.download(requireScope(request), request.params.productId, request.query),
@@ -74,7 +66,7 @@ export const packageRoutes: FastifyPluginAsyncTypebox<{ packages: PackageService
           'Saves the settings sent (per product and variant), then builds with the saved settings and the current credential. Does not publish or rebuild any plugin and does not rotate the credential. Errors as for GET plugin-package.',
         params: ProductParams,
         body: PackageBody,
-        response: { 200: LinkAnswer, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
+        response: { 200: LinkAnswerSchema, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
     },
     async (request) => packages.generate(requireScope(request), request.params.productId, request.body),
@@ -92,7 +84,7 @@ export const packageRoutes: FastifyPluginAsyncTypebox<{ packages: PackageService
           'Deliberately rotates the product key of the environment: the old key stays accepted by the licensing runtime for the rotation overlap (default 7 days for live, none for test), so shipped plugins are not cut off without notice. The way out of PACKAGE_CREDENTIAL_ROTATION_REQUIRED. Not the way to refresh an expired link (ask GET plugin-package again).',
         params: ProductParams,
         body: PackageBody,
-        response: { 200: LinkAnswer, ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: LinkAnswerSchema, ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request) => packages.regenerate(requireScope(request), request.params.productId, request.body),
@@ -109,7 +101,7 @@ export const packageRoutes: FastifyPluginAsyncTypebox<{ packages: PackageService
           LINK_NOTE +
           'The store/account integration: the workspace’s active products with prices and storefront destinations for an in-plugin store panel. Not the licensing package (no credential inside). Needs all-products access.',
         querystring: StorefrontQuery,
-        response: { 200: LinkAnswer, ...errorResponses(400, 401, 403, 429, 503) },
+        response: { 200: LinkAnswerSchema, ...errorResponses(400, 401, 403, 429, 503) },
       },
     },
     async (request) => packages.storefront(requireScope(request), request.query),

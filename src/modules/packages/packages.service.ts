@@ -6,7 +6,7 @@ import type { ProductEnvironment } from '../../platform/db/schema.js';
 import { type Executor, inTransaction } from '../../platform/db/transaction.js';
 import { AppError, type FieldError } from '../../platform/http/errors.js';
 import { randomSymbols } from '../../platform/ids/codes.js';
-import type { LinkedObject, PrivateLinks } from '../../platform/links/private-links.js';
+import type { LinkAnswer, LinkedObject, PrivateLinks } from '../../platform/links/private-links.js';
 import type { PrivateStorage } from '../../platform/storage/storage.js';
 import type { LicenseKeyring } from '../licensing/licensing.keys.js';
 import type { ProductCredentials } from '../products/product-credentials.service.js';
@@ -101,12 +101,6 @@ const slug = (text: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40) || 'product';
-
-export interface LinkAnswer {
-  url: string;
-  filename: string;
-  expiresIn: 300;
-}
 
 type Mode = 'get' | 'generate' | 'regenerate';
 

@@ -22,12 +22,6 @@ export interface PackageStatusSource {
   status(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment): Promise<{ packageReady: boolean; lastGeneratedAt: Date | null; variants: string[] }>;
 }
 
-export const NO_PACKAGES: PackageStatusSource = {
-  async status() {
-    return { packageReady: false, lastGeneratedAt: null, variants: [] };
-  },
-};
-
 export interface DashboardContext {
   db: Db;
   credentials: ProductCredentials;

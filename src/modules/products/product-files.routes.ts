@@ -5,6 +5,7 @@ import { requireScope } from '../../platform/auth/policy.js';
 import { AppError } from '../../platform/http/errors.js';
 import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
 import { errorResponses } from '../../platform/http/schemas.js';
+import { LinkAnswerSchema } from '../../platform/links/private-links.js';
 import { multipartBodyPlaceholder } from '../../platform/import/import-request.js';
 import { type ExternalFileInput, FILE_PLATFORMS, FILE_TYPES, type FileFields, type ProductFiles } from './product-files.service.js';
 
@@ -35,15 +36,6 @@ const UploadForm = Type.Object(
     platform: Type.Optional(Type.String({ description: FILE_PLATFORMS.join(', ') })),
     type: Type.Optional(Type.String({ description: FILE_TYPES.join(', ') })),
     version: Type.Optional(Type.String()),
-  },
-  { additionalProperties: true },
-);
-
-export const LinkAnswer = Type.Object(
-  {
-    url: Type.String({ description: 'A private link on this service; fetch it within expiresIn seconds and do not publish it' }),
-    filename: Type.String(),
-    expiresIn: Type.Literal(300),
   },
   { additionalProperties: true },
 );
@@ -149,7 +141,7 @@ export const productFileRoutes: FastifyPluginAsyncTypebox<{ files: ProductFiles 
         description:
           'Answers `{ url, filename, expiresIn: 300 }`. The URL is signed (HMAC) and works any number of times for 300 seconds: a tampered link answers 404, an expired one 410. Files hosted elsewhere answer 409 EXTERNAL_FILE with their `externalUrl`.',
         params: FileParams,
-        response: { 200: LinkAnswer, ...errorResponses(400, 401, 403, 404, 409, 503) },
+        response: { 200: LinkAnswerSchema, ...errorResponses(400, 401, 403, 404, 409, 503) },
       },
     },
     async (request) => files.link(requireScope(request), request.params.productId, request.params.fileId),

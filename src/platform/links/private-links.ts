@@ -17,6 +17,17 @@ declare module '../http/errors.js' {
 /** How long a private link works. */
 export const LINK_TTL_SECONDS = 300 as const;
 
+/** What every route that hands out a private link answers (files, plugin packages). */
+export const LinkAnswerSchema = Type.Object(
+  {
+    url: Type.String({ description: 'A private link on this service: fetch it within expiresIn seconds and never publish it' }),
+    filename: Type.String(),
+    expiresIn: Type.Literal(LINK_TTL_SECONDS),
+  },
+  { additionalProperties: false },
+);
+export type LinkAnswer = ReturnType<PrivateLinks['linkFor']>;
+
 /**
  * Signs and checks private links: an HMAC-SHA256 over the path and the expiry, keyed with a
  * secret derived from the service's key-encryption key (so every instance that shares it
