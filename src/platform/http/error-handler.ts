@@ -8,7 +8,7 @@ import { findIllFormedText } from './text-hygiene.js';
 
 const PROBLEM_TYPE_BASE = 'https://patchbay.dev/problems/';
 
-function problemBody(code: ErrorCode, detail: string, requestId: string, extra: { errors?: unknown[]; body?: Record<string, unknown> } = {}) {
+export function problemBody(code: ErrorCode, detail: string, requestId: string, extra: { errors?: unknown[]; body?: Record<string, unknown> } = {}) {
   const spec = errorCatalogue().get(code) ?? { status: 500, title: 'Internal error' };
   return {
     type: PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-'),

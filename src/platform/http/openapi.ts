@@ -1,8 +1,24 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PERMISSIONS } from '../auth/permissions.js';
 import type { RoutePolicy } from '../auth/policy.js';
+import { finishDocument, type OpenApiDocument } from './openapi-document.js';
+
+export type { OpenApiDocument } from './openapi-document.js';
+
+/** What the application tells the document about itself; the mechanics live here. */
+export interface OpenApiOptions {
+  /** The service's public URL: the document's `servers`. */
+  publicBaseUrl: string;
+  /** Component names for schemas that routes use inline (`CustomerRow`, …); each becomes `#/components/schemas/<name>`. */
+  components?: Readonly<Record<string, TSchema>>;
+  /** Pinned operation ids, keyed `METHOD /path/{param}`; other operations get a derived id. */
+  operationIds?: Readonly<Record<string, string>>;
+  /** Last touches for single operations that the general rules cannot know (content types, extra headers). */
+  amend?: (document: OpenApiDocument) => void;
+}
 
 function describePolicy(policy: RoutePolicy | undefined): string {
   if (!policy || policy.auth === 'public') return 'Public: no credential required.';
@@ -16,7 +32,53 @@ function describePolicy(policy: RoutePolicy | undefined): string {
   return parts.join(' ');
 }
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/** A JSON-only fingerprint of a schema (TypeBox's symbol keys and `$id` left out), for recognising copies. */
+function fingerprint(schema: unknown): string {
+  return JSON.stringify(schema, function (this: unknown, key, value: unknown) {
+    if (key === '$id') return undefined;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      return Object.fromEntries(Object.keys(value).sort().map((k) => [k, (value as Record<string, unknown>)[k]]));
+    }
+    return value;
+  });
+}
+
+/**
+ * Replaces every use of a named schema inside a route schema with a reference to its component,
+ * on copies: the route's own validation and serialisation keep the originals.
+ */
+function nameSchemas(node: unknown, names: Map<unknown, string>, prints: Map<string, string>, top = true): unknown {
+  if (Array.isArray(node)) return node.map((item) => nameSchemas(item, names, prints, false));
+  if (!node || typeof node !== 'object') return node;
+  const record = node as Record<string, unknown>;
+  if (!top && record.type === 'object') {
+    const name = names.get(node) ?? prints.get(fingerprint(node));
+    if (name) return { $ref: name };
+  }
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) copy[key] = nameSchemas(value, names, prints, false);
+  return copy;
+}
+
+/**
+ * Response headers written as a JSON schema object (`{ type: 'object', properties }`) become the
+ * name → schema map that @fastify/swagger turns into OpenAPI header objects.
+ */
+function headerMap(headers: unknown): unknown {
+  const h = headers as { type?: unknown; properties?: Record<string, unknown> } | undefined;
+  return h && h.type === 'object' && h.properties ? h.properties : headers;
+}
+
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+  const names = new Map<unknown, string>();
+  const prints = new Map<string, string>();
+  for (const [name, schema] of Object.entries(options.components ?? {})) {
+    names.set(schema, name);
+    prints.set(fingerprint(schema), name);
+    // Shared schemas become components under their `$id` (the refResolver below).
+    if (schema.$id === undefined) app.addSchema({ ...schema, $id: name });
+  }
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -25,6 +87,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: '0.1.0',
         description:
           'Customers, serials, licensing and commerce for audio software developers. Errors are application/problem+json with a stable `code`.\n\n' +
+          'Request and response examples are generated from the schemas (deterministically): they show shapes, not real data.\n\n' +
           'Permission catalogue:\n' +
           Object.entries(PERMISSIONS)
             .map(([name, text]) => `- \`${name}\`: ${text}`)
@@ -38,9 +101,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
     },
+    // Components are named after the schema's `$id` (`Problem`, `CustomerRow`), not `def-0`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' && /^[A-Za-z][\w.-]*$/.test(json.$id) ? json.$id : `def-${i}`),
+    },
     transform: ({ schema, url, route }) => {
       const policy = (route.config as { policy?: RoutePolicy } | undefined)?.policy;
-      const transformed = { ...(schema as Record<string, unknown>) };
+      const transformed = nameSchemas(schema ?? {}, names, prints) as Record<string, unknown>;
       const base = typeof transformed.description === 'string' ? `${transformed.description}\n\n` : '';
       transformed.description = base + describePolicy(policy);
       if (policy?.auth === 'account') {
@@ -50,9 +117,16 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         }
       } else if (policy?.auth === 'recipient') {
         transformed.security = [{ recipientSession: [] }, { recipientBearer: [] }];
+      } else {
+        transformed.security = [];
+      }
+      const responses = transformed.response as Record<string, Record<string, unknown>> | undefined;
+      for (const response of Object.values(responses ?? {})) {
+        if (response && typeof response === 'object' && response.headers) response.headers = headerMap(response.headers);
       }
       return { schema: transformed as typeof schema, url };
     },
+    transformObject: (input) => finishDocument((input as { openapiObject: unknown }).openapiObject as OpenApiDocument, options) as never,
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
