@@ -1,118 +1,96 @@
-import fs from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { MAX_TOKEN_LIFETIME_SECONDS, signAccessToken } from './platform/auth/jwt.js';
-import { DataDirLockedError, migrate, openDatabase } from './platform/db/database.js';
-import { findAccount, membershipsOf } from './modules/workspaces/workspaces.repo.js';
-import { seedDemo } from './operator/demo.js';
-import { FixtureError, loadFixtures } from './operator/fixtures.js';
+import { DataDirLockedError, type Database } from './platform/db/database.js';
+import { AppError } from './platform/http/errors.js';
+import { FixtureError } from './operator/fixtures.js';
+import { OperatorError } from './operator/provision.js';
 import { openMigratedDatabase, resolveJwtSettings } from './runtime.js';
-import { Recipients } from './modules/recipients/recipients.service.js';
+import { parseOptions, UsageError } from './cli/args.js';
+import { type Command, COMMANDS } from './cli/commands.js';
 
-const USAGE = `Usage: patchbay <command>
+// The `patchbay` operator command. stdout carries JSON only (help text when asked for it), so
+// `| jq` always works; every message goes to stderr. Exit 0 on success, 2 for a usage error,
+// 1 for anything else.
 
-  migrate                                   apply pending database migrations
-  token create --account <id|email> [--workspace <id>] [--ttl <seconds>]
-                                            mint an access token (HS256 with JWT_SECRET)
-  token create --recipient <email>          open a partner portal session for that address
-                                            (the operator vouches for it: counts as verified);
-                                            prints one line: {"token":"…"}
-  fixtures load <file.json>                 load a fixture document; prints ids and tokens
-  demo seed                                 create the demo workspace
+const line = (c: Command) => `  ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}\n      ${c.summary}`;
 
-Same DATABASE_URL / DATA_DIR rules as the server. Output is JSON on stdout.`;
+const USAGE = `Usage: patchbay <command>   (npx patchbay … or ./bin/patchbay.js …)
 
-class UsageError extends Error {}
+${COMMANDS.map(line).join('\n')}
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+"patchbay <command> --help" explains a command. Same DATABASE_URL / DATA_DIR rules as the server.
+Output is JSON on stdout; messages go to stderr; exit 2 for a usage error, 1 for other failures.`;
+
+function commandHelp(c: Command): string {
+  return [
+    `Usage: patchbay ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`,
+    '',
+    c.summary[0]!.toUpperCase() + c.summary.slice(1) + '.',
+    ...(c.details ? ['', c.details] : []),
+    ...(c.examples?.length ? ['', 'Examples:', ...c.examples.map((e) => `  ${e}`)] : []),
+  ].join('\n');
+}
+
+const print = (value: unknown, oneLine = false) => process.stdout.write(`${JSON.stringify(value, null, oneLine ? undefined : 2)}\n`);
 
 async function run(argv: string[]): Promise<void> {
-  const [command, sub, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help') {
+  const [first, second] = argv;
+  if (!first || first === 'help' || first === '--help' || first === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const known = ['migrate', 'token create', 'fixtures load', 'demo seed'];
-  if (!known.includes(command) && !known.includes(`${command} ${sub ?? ''}`)) {
+  const command = COMMANDS.find((c) => c.name === first) ?? COMMANDS.find((c) => c.name === `${first} ${second ?? ''}`);
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (!command) {
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
+    if (group.length > 0 && wantsHelp && (second === '--help' || second === '-h')) {
+      process.stdout.write(`Usage: patchbay ${first} <${group.map((c) => c.name.split(' ')[1]).join('|')}>\n\n${group.map(line).join('\n')}\n`);
+      return;
+    }
     throw new UsageError(`Unknown command "${argv.join(' ')}"\n\n${USAGE}`);
   }
-  const config = loadConfig();
-  const jwt = resolveJwtSettings(config);
-
-  if (command === 'migrate') {
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2, dataDir: config.dataDir });
-    try {
-      print({ applied: await migrate(database.db) });
-    } finally {
-      await database.close();
-    }
+  if (wantsHelp) {
+    process.stdout.write(`${commandHelp(command)}\n`);
     return;
   }
-
-  const database = await openMigratedDatabase(config);
+  const args = argv.slice(command.name.split(' ').length);
+  let parsed: ReturnType<typeof parseOptions>;
   try {
-    if (command === 'token' && sub === 'create') {
-      let values: { account?: string | undefined; workspace?: string | undefined; ttl?: string | undefined; recipient?: string | undefined };
-      try {
-        ({ values } = parseArgs({
-          args: rest,
-          options: { account: { type: 'string' }, workspace: { type: 'string' }, ttl: { type: 'string' }, recipient: { type: 'string' } },
-          strict: true,
-        }));
-      } catch (error) {
-        throw new UsageError(`${(error as Error).message}\n\n${USAGE}`);
-      }
-      if (values.recipient !== undefined) {
-        if (values.account !== undefined || values.workspace !== undefined || values.ttl !== undefined) throw new UsageError('--recipient takes no other option');
-        const email = values.recipient.trim();
-        if (!/^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/.test(email) || email.length > 254) throw new UsageError(`Not an e-mail address: ${values.recipient}`);
-        const session = await new Recipients(database.db, '').operatorSession(email);
-        process.stdout.write(`${JSON.stringify({ token: session.token })}\n`);
-        return;
-      }
-      if (!values.account) throw new UsageError('--account or --recipient is required');
-      if (!jwt.secret) throw new UsageError('token create needs JWT_SECRET; with JWKS_URL tokens come from your identity provider');
-      const ttl = values.ttl === undefined ? 3600 : Number(values.ttl);
-      if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TOKEN_LIFETIME_SECONDS) throw new UsageError(`--ttl must be 1..${MAX_TOKEN_LIFETIME_SECONDS} seconds`);
-      const account = await findAccount(database.db, values.account);
-      if (!account) throw new UsageError(`No account ${values.account}`);
-      const memberships = await membershipsOf(database.db, account.id);
-      let workspaceId: number;
-      if (values.workspace !== undefined) {
-        workspaceId = Number(values.workspace);
-        if (!memberships.some((m) => m.workspace_id === workspaceId)) throw new UsageError(`Account ${account.id} is not a member of workspace ${values.workspace}`);
-      } else if (memberships.length === 1) {
-        workspaceId = memberships[0]!.workspace_id;
-      } else {
-        throw new UsageError(`Account ${account.id} has ${memberships.length} memberships; pass --workspace`);
-      }
-      const token = await signAccessToken(
-        { secret: jwt.secret, issuer: jwt.issuer, audience: jwt.audience },
-        { accountId: account.id, workspaceId, ttlSeconds: ttl },
-      );
-      print({ token, accountId: account.id, workspaceId, expiresIn: ttl });
-    } else if (command === 'fixtures' && sub === 'load') {
-      const file = rest[0];
-      if (!file) throw new UsageError('fixtures load needs a file');
-      let doc: unknown;
-      try {
-        doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-      } catch (error) {
-        throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
-      }
-      print(await loadFixtures(database.db, jwt, doc));
-    } else if (command === 'demo' && sub === 'seed') {
-      print(await seedDemo(database.db, jwt));
-    } else {
-      throw new UsageError(`Unknown command "${argv.join(' ')}"\n\n${USAGE}`);
-    }
+    parsed = parseOptions(args, command.options, command.positionals ?? 0);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\nRun "patchbay ${command.name} --help" for its options.`);
+  }
+
+  const config = loadConfig();
+  const jwt = resolveJwtSettings(config);
+  let database: Database | undefined;
+  try {
+    await command.run(
+      {
+        config,
+        jwt,
+        db: async () => (database ??= await openMigratedDatabase(config)).db,
+        print,
+      },
+      parsed.values,
+      parsed.positionals,
+    );
   } finally {
-    await database.close();
+    await database?.close();
   }
 }
 
 run(process.argv.slice(2)).catch((error: unknown) => {
-  const known = error instanceof UsageError || error instanceof FixtureError || error instanceof ConfigError || error instanceof DataDirLockedError;
-  process.stderr.write(`${known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(known && error instanceof UsageError ? 2 : 1);
+  const known = error instanceof UsageError || error instanceof OperatorError || error instanceof FixtureError || error instanceof ConfigError || error instanceof DataDirLockedError;
+  // A use case's own refusal (BILLING_NOT_ELIGIBLE, NOT_FOUND, INVALID_WINDOW…): its code and message;
+  // a 400 means the command line asked for something invalid, so it counts as a usage error.
+  const domain = error instanceof AppError;
+  const message = domain
+    ? `${error.code}: ${error.message}`
+    : known
+      ? (error as Error).message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+  process.stderr.write(`${message}\n`);
+  process.exit(error instanceof UsageError || (domain && error.status === 400) ? 2 : 1);
 });

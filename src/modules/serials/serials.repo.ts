@@ -465,3 +465,74 @@ export async function findSerials(db: Executor, scope: Scope, ids: number[]): Pr
   if (ids.length === 0) return [];
   return selectRecord(visible(db, scope)).where('s.id', '=', sql<number>`any(${ids}::int[])`).orderBy('s.id').execute();
 }
+
+// Seats (device activations) of one serial, for support. The serial is always fetched with the
+// scope first, so these queries only ever see activations of a serial the caller may see.
+
+export interface ActivationRecord {
+  id: number;
+  serial_id: number;
+  machine_id: string;
+  machine_name: string | null;
+  platform: string | null;
+  app_version: string | null;
+  status: 'active' | 'released';
+  activated_at: Date;
+  last_validated_at: Date;
+  released_at: Date | null;
+  release_reason: string | null;
+}
+
+const activationColumns = [
+  'id', 'serial_id', 'machine_id', 'machine_name', 'platform', 'app_version', 'status', 'activated_at', 'last_validated_at', 'released_at', 'release_reason',
+] as const;
+
+export async function listActivations(
+  db: Executor,
+  scope: Scope,
+  serialId: number,
+  filter: { status?: 'active' | 'released' | undefined },
+  page: { limit: number; offset: number },
+): Promise<{ rows: ActivationRecord[]; total: number }> {
+  let base = db.selectFrom('serial_activations').where('workspace_id', '=', scope.workspaceId).where('serial_id', '=', serialId);
+  if (filter.status) base = base.where('status', '=', filter.status);
+  const [rows, count] = await Promise.all([
+    base.select(activationColumns).orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.n };
+}
+
+export async function findActivation(db: Executor, scope: Scope, serialId: number, activationId: number): Promise<ActivationRecord | undefined> {
+  return db
+    .selectFrom('serial_activations')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('serial_id', '=', serialId)
+    .where('id', '=', activationId)
+    .select(activationColumns)
+    .executeTakeFirst();
+}
+
+/**
+ * Releases one seat and recounts the serial's seats. Call only while holding the serial row lock
+ * (`findSerial(tx, scope, id, true)`), as the runtime does before it counts seats: the recount is
+ * then exact, so parallel releases (or a release racing an activation) can never drift the count.
+ * Returns false when the seat was already released.
+ */
+export async function releaseOneActivation(tx: Tx, scope: Scope, serialId: number, activationId: number, reason: string): Promise<boolean> {
+  const result = await tx
+    .updateTable('serial_activations')
+    .set({ status: 'released', released_at: new Date(), release_reason: reason })
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('serial_id', '=', serialId)
+    .where('id', '=', activationId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await sql`
+    update serials set updated_at = now(), active_activation_count = (
+      select count(*)::int from serial_activations a
+      where a.workspace_id = ${scope.workspaceId} and a.serial_id = ${serialId} and a.status = 'active')
+    where workspace_id = ${scope.workspaceId} and id = ${serialId}`.execute(tx);
+  return true;
+}

@@ -10,12 +10,17 @@ import { LIFECYCLE_TABLE, SERIAL_ACTIONS } from './serials.lifecycle.js';
 import {
   ActionBody,
   ActionResult,
+  ActivationList,
+  ActivationListQuery,
+  ActivationParams,
   AvailableByProduct,
   AvailableQuery,
   GenerateBody,
   GenerateResult,
   MAX_GENERATE_QUANTITY,
   PortalOrderResult,
+  ReleaseBody,
+  ReleaseResult,
   ResellerList,
   SerialEventList,
   SerialEventsQuery,
@@ -26,6 +31,7 @@ import {
   SerialListQuery,
 } from './serials.schemas.js';
 import * as service from './serials.service.js';
+import * as seats from './serials.seats.js';
 
 const tags = ['serials'];
 const view = { policy: { auth: 'account' as const, permission: 'serials.view' as const } };
@@ -226,5 +232,40 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       },
     },
     async (request) => service.listSerialEvents(db, requireScope(request), request.params.serialId, request.query),
+  );
+
+  app.get(
+    '/api/developer/serials/:serialId/activations',
+    {
+      config: { policy: { auth: 'account', permission: null, recordPermission: 'serials.view' } },
+      schema: {
+        tags,
+        summary: 'Devices (seats) of a serial',
+        description:
+          'Every machine that activated the serial, newest first: machine id, name, platform, app version, first and last seen, and whether it still holds a seat (`status`: active or released). `last_seen_at` is refreshed by activation and at most hourly by validation.',
+        params: SerialIdParams,
+        querystring: ActivationListQuery,
+        response: { 200: ActivationList, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => seats.listActivations(db, requireScope(request), request.params.serialId, request.query),
+  );
+
+  app.delete(
+    '/api/developer/serials/:serialId/activations/:activationId',
+    {
+      config: manageRecord,
+      schema: {
+        tags,
+        summary: 'Release one seat of a serial',
+        description:
+          'Frees the seat a machine holds (its next validation answers MACHINE_NOT_ACTIVATED; it may activate again while seats remain). The JSON body names the `reason` (required) and an optional `note`; both go to the serial\'s audit trail with the acting account (`activation.released`). ' +
+          'Idempotent: a seat already released answers 200 with `released: false` and changes nothing. An activation of another serial answers 404.',
+        params: ActivationParams,
+        body: ReleaseBody,
+        response: { 200: ReleaseResult, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => seats.releaseActivation(db, requireScope(request), request.params.serialId, request.params.activationId, request.body),
   );
 };

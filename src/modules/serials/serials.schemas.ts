@@ -215,3 +215,55 @@ export const SerialImportMultipart = Type.Object(
   },
   { additionalProperties: true },
 );
+
+export const ActivationParams = Type.Object({ serialId: Id, activationId: Id }, { additionalProperties: false });
+
+export const ActivationListQuery = Type.Object(
+  {
+    ...PagingQuery,
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('released')], { description: 'active: holds a seat; released: history' })),
+  },
+  { additionalProperties: false },
+);
+export type ActivationListQuery = Static<typeof ActivationListQuery>;
+
+export const ActivationRow = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    serial_id: Type.Integer({ minimum: 1 }),
+    machine_id: Type.String(),
+    machine_name: Type.Union([Type.String(), Type.Null()]),
+    platform: Type.Union([Type.String(), Type.Null()]),
+    app_version: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('released')]),
+    first_seen_at: Type.String({ format: 'date-time', description: 'When the machine took the seat' }),
+    last_seen_at: Type.String({ format: 'date-time', description: 'Last activation or validation (validation refreshes it at most hourly)' }),
+    released_at: DateTime,
+    release_reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'self-service (the plugin released it), support (released through the API; the reason is in the audit trail), deactivate or revoke (a serial action)',
+    }),
+  },
+  { additionalProperties: true },
+);
+export type ActivationRow = Static<typeof ActivationRow>;
+
+export const ActivationList = ListEnvelope(ActivationRow);
+
+/** Releasing a seat is a support action on a customer's licence: the reason is required and kept in the audit trail. */
+export const ReleaseBody = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'Why the seat is released (audit trail)' }),
+    note: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: true },
+);
+export type ReleaseBody = Static<typeof ReleaseBody>;
+
+export const ReleaseResult = Type.Object(
+  {
+    released: Type.Boolean({ description: 'false: the seat had already been released (nothing changed)' }),
+    activation: ActivationRow,
+    serial: SerialRow,
+  },
+  { additionalProperties: true },
+);

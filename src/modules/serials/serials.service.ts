@@ -271,7 +271,8 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
   };
 }
 
-async function visibleSerialOrThrow(db: Db, scope: Scope, serialId: number, permission: 'serials.manage' | 'serials.view') {
+/** The serial if the caller may see it (else 404), then the permission (else 403). */
+export async function visibleSerialOrThrow(db: Db, scope: Scope, serialId: number, permission: 'serials.manage' | 'serials.view') {
   const serial = await repo.findSerial(db, scope, serialId);
   if (!serial) throw notFound('Serial');
   if (!hasPermission(scope, permission)) throw forbidden(permission);

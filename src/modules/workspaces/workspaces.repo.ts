@@ -159,3 +159,154 @@ export async function createSerial(
     .executeTakeFirstOrThrow();
   return row;
 }
+
+// Operator provisioning (the `patchbay` CLI): workspaces, team accounts and memberships.
+
+/** Serialises workspace creation by operators until the transaction ends, so a name check stays true. */
+export async function lockWorkspaceNames(tx: Executor): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended('workspace-names', 0))`.execute(tx);
+}
+
+/** Workspaces whose name equals one of these, ignoring case and surrounding spaces. */
+export async function workspacesNamed(db: Executor, names: string[]): Promise<Array<{ id: number; name: string }>> {
+  if (names.length === 0) return [];
+  const keys = names.map((n) => n.trim().toLowerCase());
+  return db
+    .selectFrom('workspaces')
+    .where(sql<string>`lower(btrim(name))`, '=', sql<string>`any(${keys}::text[])`)
+    .select(['id', 'name'])
+    .orderBy('id')
+    .execute();
+}
+
+export async function findWorkspace(db: Executor, workspaceId: number) {
+  return db
+    .selectFrom('workspaces')
+    .where('id', '=', workspaceId)
+    .select(['id', 'name', 'billing_eligible', 'storefront_url', 'created_at'])
+    .executeTakeFirst();
+}
+
+export async function listWorkspaces(db: Executor) {
+  return db
+    .selectFrom('workspaces as w')
+    .select((eb) => [
+      'w.id',
+      'w.name',
+      'w.billing_eligible',
+      'w.storefront_url',
+      'w.created_at',
+      eb.selectFrom('memberships as m').whereRef('m.workspace_id', '=', 'w.id').select(sql<number>`count(*)::int`.as('n')).as('members'),
+      eb.selectFrom('products as p').whereRef('p.workspace_id', '=', 'w.id').select(sql<number>`count(*)::int`.as('n')).as('products'),
+    ])
+    .orderBy('w.id')
+    .execute();
+}
+
+/** Creates the account, or finds it (unchanged) when the address is known already (customers are accounts too). */
+export async function createAccount(db: Executor, input: { email: string; emailVerified: boolean }): Promise<{ id: number; email: string; email_verified: boolean; created: boolean }> {
+  const email = input.email.trim();
+  const inserted = await db
+    .insertInto('accounts')
+    .values({ email, email_normalized: email.toLowerCase(), email_verified: input.emailVerified })
+    .onConflict((oc) => oc.column('email_normalized').doNothing())
+    .returning(['id', 'email', 'email_verified'])
+    .executeTakeFirst();
+  if (inserted) return { ...inserted, created: true };
+  const existing = await db
+    .selectFrom('accounts')
+    .where('email_normalized', '=', email.toLowerCase())
+    .select(['id', 'email', 'email_verified'])
+    .executeTakeFirstOrThrow();
+  return { ...existing, created: false };
+}
+
+export interface MemberRecord {
+  workspace_id: number;
+  account_id: number;
+  email: string;
+  owner: boolean;
+  permissions: string[];
+  all_products: boolean;
+  product_ids: number[];
+  created_at: Date;
+}
+
+/** Team members (accounts with a membership), of one workspace or of all; customers without a membership are not listed. */
+export async function listMembers(db: Executor, filter: { workspaceId?: number | undefined; accountId?: number | undefined }): Promise<MemberRecord[]> {
+  let query = db
+    .selectFrom('memberships as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .select([
+      'm.workspace_id',
+      'm.account_id',
+      'a.email',
+      'm.owner',
+      'm.permissions',
+      'm.all_products',
+      sql<number[]>`array(select mp.product_id from membership_products mp where mp.workspace_id = m.workspace_id and mp.account_id = m.account_id order by mp.product_id)`.as(
+        'product_ids',
+      ),
+      'm.created_at',
+    ])
+    .orderBy('m.account_id')
+    .orderBy('m.workspace_id');
+  if (filter.workspaceId !== undefined) query = query.where('m.workspace_id', '=', filter.workspaceId);
+  if (filter.accountId !== undefined) query = query.where('m.account_id', '=', filter.accountId);
+  return query.execute();
+}
+
+export async function findMember(db: Executor, workspaceId: number, accountId: number): Promise<MemberRecord | undefined> {
+  return (await listMembers(db, { workspaceId, accountId }))[0];
+}
+
+/** Locks the workspace's memberships (the owner count is checked under it). */
+export async function lockMemberships(tx: Executor, workspaceId: number): Promise<void> {
+  await sql`select 1 from memberships where workspace_id = ${workspaceId} for update`.execute(tx);
+}
+
+export async function countOwners(db: Executor, workspaceId: number): Promise<number> {
+  const row = await db
+    .selectFrom('memberships')
+    .where('workspace_id', '=', workspaceId)
+    .where('owner', '=', true)
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** Changes a membership; `productIds` replaces the assignment ('all', or exactly these products). */
+export async function updateMembership(
+  db: Executor,
+  input: { workspaceId: number; accountId: number; owner?: boolean | undefined; permissions?: string[] | undefined; productIds?: number[] | 'all' | undefined },
+): Promise<void> {
+  const set = {
+    ...(input.owner === undefined ? {} : { owner: input.owner }),
+    ...(input.permissions === undefined ? {} : { permissions: sql<string[]>`${input.permissions}::text[]` }),
+    ...(input.productIds === undefined ? {} : { all_products: input.productIds === 'all' }),
+  };
+  if (Object.keys(set).length > 0) {
+    await db.updateTable('memberships').set(set).where('workspace_id', '=', input.workspaceId).where('account_id', '=', input.accountId).execute();
+  }
+  if (input.productIds !== undefined) {
+    await db.deleteFrom('membership_products').where('workspace_id', '=', input.workspaceId).where('account_id', '=', input.accountId).execute();
+    if (input.productIds !== 'all' && input.productIds.length > 0) {
+      await db
+        .insertInto('membership_products')
+        .values(input.productIds.map((product_id) => ({ workspace_id: input.workspaceId, account_id: input.accountId, product_id })))
+        .execute();
+    }
+  }
+}
+
+export async function removeMembership(db: Executor, workspaceId: number, accountId: number): Promise<boolean> {
+  const result = await db.deleteFrom('memberships').where('workspace_id', '=', workspaceId).where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Which of these product ids belong to the workspace. */
+export async function productsOfWorkspace(db: Executor, workspaceId: number, productIds: number[]): Promise<number[]> {
+  if (productIds.length === 0) return [];
+  const rows = await db.selectFrom('products').where('workspace_id', '=', workspaceId).where('id', 'in', productIds).select('id').execute();
+  return rows.map((r) => r.id);
+}
