@@ -227,6 +227,10 @@ export interface AppExtras {
   publicBaseUrl?: string;
   /** The app option packages.downloadsPerMinute (GET plugin-package per product and minute). */
   packageDownloadsPerMinute?: number;
+  /** Checkout webhook secrets (the partners target posts signed events). */
+  checkoutWebhookSecrets?: string[];
+  /** Referral redirects one address may request per minute. */
+  referralsPerMinute?: number;
 }
 
 export type ParentMessage =
@@ -342,9 +346,9 @@ export interface LoadResult {
  * expected outcomes rather than failures, and a check of every answer's body.
  */
 export interface RequestPlan {
-  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Called once per request, warm-up included; the JSON body to send. */
-  body: () => string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Called once per request, warm-up included; the JSON body to send (none for a GET). */
+  body?: () => string;
   /** Non-2xx statuses that are results, not failures (e.g. 422 for a full serial). Counted and timed like 2xx. */
   expected?: readonly number[];
   /** Checks every answer (warm-up included); false fails the run, as a non-2xx answer would. */
@@ -381,14 +385,14 @@ function cannon(run: CannonRun) {
     const requests = plan && [
       {
         method: plan.method,
-        setupRequest: (request: Record<string, unknown>) => ({ ...request, body: plan.body() }),
+        setupRequest: (request: Record<string, unknown>) => (plan.body ? { ...request, body: plan.body() } : request),
         onResponse: (status: number, body: string) => {
           plan.onAnswer?.(status);
           if (plan.verify && !plan.verify(status, body)) bad[`${status} (body failed the check)`] = (bad[`${status} (body failed the check)`] ?? 0) + 1;
         },
       },
     ];
-    const headers = plan ? { 'content-type': 'application/json', ...run.headers } : run.headers;
+    const headers = plan?.body ? { 'content-type': 'application/json', ...run.headers } : run.headers;
     const options = { url: run.url, headers, connections: run.connections, timeout: 120, ...(requests ? { requests } : {}) };
     const instance = autocannon(run.amount ? { ...options, amount: run.amount } : { ...options, duration: run.duration ?? 1 }, (error, result) => {
       if (error) reject(error);

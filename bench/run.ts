@@ -16,6 +16,7 @@ const TARGETS: Record<string, () => Promise<BenchTarget>> = {
   embedded: () => import('./embedded.js'),
   products: () => import('./products.js'),
   packages: () => import('./packages.js'),
+  partners: () => import('./partners.js'),
 };
 
 const USAGE = `usage: npm run bench -- <target...>
@@ -36,6 +37,9 @@ environment:
   BENCH_FILE_MB         products: size of the delivery file uploaded, then downloaded through a private link (default 200)
   BENCH_PACKAGE_BUILDS  packages: timed generate requests per variant, one after the other (default 30)
   BENCH_PACKAGE_CONNECTIONS  packages: autocannon connections for GET plugin-package and its baselines (default 50)
+  BENCH_PARTNER_SALES   partners: signed sale events posted to the checkout webhook (default 10000; a tenth as many refunds follow)
+  BENCH_WEBHOOK_CONCURRENCY  partners: concurrent webhook senders (default 16)
+  BENCH_LEDGER_ENTRIES  partners: ledger entries in the workspace when accounting is timed (default 1000000)
   BENCH_IMPORT_ROWS     rows in the timed import (default 100000, at most 100000); sent as a user sends it:
                         POST, then the import resource polled until it finished (above the app's async threshold)
   BENCH_HEALTHZ_CONNECTIONS  embedded: keep-alive connections probing GET /healthz (default 4)

@@ -56,6 +56,8 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
     ...(extra.storageDir ? { storage: new LocalStorage(extra.storageDir) } : {}),
     ...(extra.publicBaseUrl ? { publicBaseUrl: extra.publicBaseUrl } : {}),
     ...(extra.packageDownloadsPerMinute ? { packages: { downloadsPerMinute: extra.packageDownloadsPerMinute } } : {}),
+    ...(extra.checkoutWebhookSecrets ? { checkout: { webhookSecrets: extra.checkoutWebhookSecrets } } : {}),
+    ...(extra.referralsPerMinute ? { partners: { referralsPerMinute: extra.referralsPerMinute } } : {}),
   });
   return { app, database };
 }

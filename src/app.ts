@@ -14,6 +14,7 @@ import { createHttpServer, DEFAULT_HTTP_LIMITS, type HttpLimits, registerHttpLim
 import { deleteExpiredIdempotencyKeys, registerIdempotency } from './platform/http/idempotency.js';
 import { registerMetrics, ServiceMetrics } from './platform/http/metrics.js';
 import { registerOpenApi } from './platform/http/openapi.js';
+import { openApiOptions } from './openapi.js';
 import { registerRateLimits } from './platform/http/rate-limits.js';
 import { ProblemSchema } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
@@ -43,8 +44,22 @@ import { packageRoutes } from './modules/packages/packages.routes.js';
 import { PartnerPortal } from './modules/partners/partner-portal.service.js';
 import { partnerRoutes } from './modules/partners/partners.routes.js';
 import { PartnerPrograms } from './modules/partners/partners.service.js';
+import { ReferralContextSigner } from './modules/referrals/referral-context.js';
+import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
+import { CheckoutEvents } from './modules/checkout/checkout.service.js';
+import { registerLedgerJobs } from './modules/ledger/ledger.jobs.js';
+import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { DEFAULT_PAYOUT_MINIMUM, Transfers } from './modules/ledger/transfers.service.js';
+import { ReferralVisitBuffer } from './modules/referrals/referral-visits.js';
+import { DEFAULT_REFERRALS_PER_MINUTE, referralRoutes } from './modules/referrals/referrals.routes.js';
+import { ReferralLinks } from './modules/referrals/referrals.service.js';
 import { recipientSessionRoutes } from './modules/recipients/recipients.routes.js';
 import { Recipients } from './modules/recipients/recipients.service.js';
+import { payoutDestinationRoutes } from './modules/payouts/destinations.routes.js';
+import { DEFAULT_DESTINATION_HOLD_HOURS, PayoutDestinations } from './modules/payouts/destinations.service.js';
+import type { PayoutProviders } from './modules/payouts/providers.js';
+import { sandboxOnboardingRoutes } from './modules/payouts/sandbox-onboarding.routes.js';
+import { payoutProviders, SandboxCardProvider, SandboxWalletProvider } from './modules/payouts/sandbox-provider.js';
 import { PackageService } from './modules/packages/packages.service.js';
 
 /** Delivery files up to 2 GiB unless configured otherwise. */
@@ -94,6 +109,10 @@ export interface AppOptions {
   packages?: { buildSlots?: number; liveRotationOverlapDays?: number; downloadsPerMinute?: number; minBuildMs?: number };
   /** Partner programs: invitation limits and the partner portal's address. */
   partners?: PartnerOptions;
+  /** Payout providers for live mode (test mode always has the built-in sandbox); none: live payout routes answer 503. */
+  payouts?: { providers?: PayoutProviders; /** The smallest payable balance a payout run transfers (minor units, default 1000). */ minimumMinorUnits?: number };
+  /** Secrets of the managed checkout's signed event webhook (the first signs in tests; any verifies); none: the route is absent. */
+  checkout?: { webhookSecrets?: string[] };
 }
 
 export interface PartnerOptions {
@@ -104,6 +123,10 @@ export interface PartnerOptions {
   signInLinksPerHour?: number;
   /** The partner portal front end (sign-in and invitation links point there). */
   portalUrl?: string;
+  /** How long transfers wait after a recipient changes a payout destination (default 72). */
+  destinationHoldHours?: number;
+  /** Referral link requests one client address may make per minute (default 60). */
+  referralsPerMinute?: number;
 }
 
 export const DEFAULT_PACKAGE_BUILD_SLOTS = 2;
@@ -120,6 +143,10 @@ declare module 'fastify' {
     jobs: JobRunner;
     /** The import flow shared by the modules' import routes. */
     imports: ImportRunner;
+    /** Payout providers by kind and mode (the payout run submits transfers through them). */
+    payoutProviders: PayoutProviders;
+    /** Payout runs and transfer confirmations (`patchbay payouts run` calls `transfers.run`). */
+    transfers: Transfers;
   }
 }
 
@@ -177,7 +204,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Keys belong to the caller: a workspace member's keys never meet another member's or workspace's.
   registerIdempotency(app, db, (request) => (request.scope ? `account:${request.scope.workspaceId}:${request.scope.accountId}` : null));
   runner.addMaintenance('idempotency-keys', () => deleteExpiredIdempotencyKeys(db));
-  await registerOpenApi(app);
+  await registerOpenApi(app, openApiOptions(publicUrl));
   registerMetrics(
     app,
     new ServiceMetrics({ db, pool: options.database.pool, runner, processMetrics: options.processMetrics ?? false }),
@@ -217,18 +244,42 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(productFileRoutes, { files: new ProductFiles(db, storage, links, options.fileUploadMaxBytes ?? DEFAULT_FILE_UPLOAD_MAX_BYTES) });
   await app.register(productDashboardRoutes, { ctx: dashboard });
   await app.register(recipientSessionRoutes, { recipients, linksPerHour: options.partners?.signInLinksPerHour ?? 5 });
+  const partnerPrograms = new PartnerPrograms(
+    db,
+    {
+      invitesPerWorkspacePerDay: options.partners?.invitesPerWorkspacePerDay ?? 200,
+      inviteResendCooldownSeconds: options.partners?.inviteResendCooldownSeconds ?? 60,
+      inviteTtlHours: options.partners?.inviteTtlHours ?? 168,
+    },
+    portalUrl,
+    publicUrl,
+  );
+  await app.register(ledgerRoutes, { db, programs: partnerPrograms });
   await app.register(partnerRoutes, {
-    programs: new PartnerPrograms(
-      db,
-      {
-        invitesPerWorkspacePerDay: options.partners?.invitesPerWorkspacePerDay ?? 200,
-        inviteResendCooldownSeconds: options.partners?.inviteResendCooldownSeconds ?? 60,
-        inviteTtlHours: options.partners?.inviteTtlHours ?? 168,
-      },
-      portalUrl,
-    ),
-    portal: new PartnerPortal(db),
+    programs: partnerPrograms,
+    portal: new PartnerPortal(db, publicUrl),
   });
+  const sandboxCard = new SandboxCardProvider(publicUrl);
+  const providers = payoutProviders({ card: sandboxCard, wallet: new SandboxWalletProvider() }, options.payouts?.providers);
+  app.decorate('payoutProviders', providers);
+  const transfers = new Transfers(db, providers, BigInt(options.payouts?.minimumMinorUnits ?? DEFAULT_PAYOUT_MINIMUM));
+  app.decorate('transfers', transfers);
+  registerLedgerJobs(runner, db, transfers);
+  const destinations = new PayoutDestinations(db, providers, sandboxCard, new PartnerPortal(db, publicUrl), {
+    holdHours: options.partners?.destinationHoldHours ?? DEFAULT_DESTINATION_HOLD_HOURS,
+  });
+  await app.register(payoutDestinationRoutes, { destinations });
+  await app.register(sandboxOnboardingRoutes, { destinations });
+  // Referral visits are written in batches; the last one before the database closes.
+  const referralVisits = new ReferralVisitBuffer(db, app.log);
+  app.addHook('onClose', async () => referralVisits.stop());
+  const referrals = new ReferralLinks(db, new ReferralContextSigner([options.licensing.encryptionKey]), referralVisits, options.licensing.encryptionKey, publicUrl);
+  await app.register(referralRoutes, { links: referrals, perMinute: options.partners?.referralsPerMinute ?? DEFAULT_REFERRALS_PER_MINUTE });
+  const webhookSecrets = (options.checkout?.webhookSecrets ?? []).filter((secret) => secret.length > 0);
+  if (webhookSecrets.length > 0) {
+    const referralContexts = new ReferralContextSigner([options.licensing.encryptionKey]);
+    await app.register(checkoutRoutes, { events: new CheckoutEvents(db, (value) => referralContexts.verify(value), app.log), secrets: webhookSecrets });
+  }
   await app.register(packageRoutes, { packages, downloadsPerMinute: options.packages?.downloadsPerMinute ?? DEFAULT_PACKAGE_DOWNLOADS_PER_MINUTE });
   await app.register(customerRoutes, { db });
   await app.register(serialRoutes, { db });

@@ -50,7 +50,10 @@ export interface Config {
     | { driver: 's3'; bucket: string; endpoint: string | undefined; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; prefix: string };
   fileUploadMaxBytes: number;
   packages: { buildSlots: number; liveRotationOverlapDays: number; downloadsPerMinute: number };
-  partners: { invitesPerWorkspacePerDay: number; inviteResendCooldownSeconds: number; inviteTtlHours: number; signInLinksPerHour: number; portalUrl?: string };
+  partners: { invitesPerWorkspacePerDay: number; inviteResendCooldownSeconds: number; inviteTtlHours: number; signInLinksPerHour: number; referralsPerMinute: number; destinationHoldHours: number; portalUrl?: string };
+  /** The managed checkout's webhook secrets (CHECKOUT_WEBHOOK_SECRET, comma-separated during a rotation) and the payout run. */
+  checkout: { webhookSecrets: string[] };
+  payouts: { minimumMinorUnits: number };
   /** The service's public URL (links, package configuration, OpenAPI servers). */
   publicBaseUrl: string;
   /** Seed demo data into an empty embedded database on start. */
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const metricsToken = env.METRICS_TOKEN || undefined;
   if (metricsToken !== undefined && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
+  if ((env.CHECKOUT_WEBHOOK_SECRET ?? '').split(',').some((v) => v.trim().length > 0 && v.trim().length < 32)) problems.push('CHECKOUT_WEBHOOK_SECRET values must be at least 32 characters each');
 
   const storageDriver = env.STORAGE_DRIVER || (env.STORAGE_S3_BUCKET ? 's3' : env.STORAGE_DIR || !databaseUrl ? 'local' : 'none');
   let storage: Config['storage'] = { driver: 'none' };
@@ -206,11 +210,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       liveRotationOverlapDays: intVar(env, 'PRODUCT_KEY_ROTATION_OVERLAP_DAYS', 7, 0, 365, problems),
       downloadsPerMinute: intVar(env, 'PACKAGE_DOWNLOADS_PER_MINUTE', 30, 1, 10_000, problems),
     },
+    checkout: { webhookSecrets: (env.CHECKOUT_WEBHOOK_SECRET ?? '').split(',').map((v) => v.trim()).filter((v) => v.length > 0) },
+    payouts: { minimumMinorUnits: intVar(env, 'PAYOUT_MINIMUM_MINOR_UNITS', 1000, 1, 1_000_000_000, problems) },
     partners: {
       invitesPerWorkspacePerDay: intVar(env, 'INVITES_PER_WORKSPACE_PER_DAY', 200, 1, 100_000, problems),
       inviteResendCooldownSeconds: intVar(env, 'INVITE_RESEND_COOLDOWN_SECONDS', 60, 0, 86_400, problems),
       inviteTtlHours: intVar(env, 'INVITE_TTL_HOURS', 168, 1, 720, problems),
       signInLinksPerHour: intVar(env, 'PARTNER_SIGN_IN_LINKS_PER_HOUR', 5, 1, 1_000, problems),
+      destinationHoldHours: intVar(env, 'PAYOUT_DESTINATION_HOLD_HOURS', 72, 0, 720, problems),
+      referralsPerMinute: intVar(env, 'REFERRAL_REQUESTS_PER_MINUTE', 60, 1, 10_000_000, problems),
       ...(partnerPortalUrl ? { portalUrl: partnerPortalUrl } : {}),
     },
     publicBaseUrl: (publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${env.PORT || 3000}`).replace(/\/$/, ''),

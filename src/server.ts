@@ -11,6 +11,7 @@ import { LocalStorage, NoStorage, type PrivateStorage, S3Storage } from './platf
 import { countWorkspaces, findAccount, membershipsOf } from './modules/workspaces/workspaces.repo.js';
 import { DEMO_OWNER_EMAIL, pluginConnectionHints, seedDemo } from './operator/demo.js';
 import { describeStartupFailure } from './operator/startup-errors.js';
+import { firstStepsHint } from './operator/provision.js';
 import { openMigratedDatabase, resolveJwtSettings, resolveLicenseKeyEncryptionKey } from './runtime.js';
 
 /** Graceful shutdown gets this long to finish in-flight requests and jobs before the process exits anyway. */
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
     fileUploadMaxBytes: config.fileUploadMaxBytes,
     packages: config.packages,
     partners: config.partners,
+    checkout: { webhookSecrets: config.checkout.webhookSecrets },
+    payouts: { minimumMinorUnits: config.payouts.minimumMinorUnits },
     publicBaseUrl: config.publicBaseUrl,
     jobs: { pollIntervalMs: config.jobsPollIntervalMs, concurrency: config.jobsConcurrency },
     imports: { asyncThreshold: config.importAsyncThreshold, leaseSeconds: config.importJobLeaseSeconds },
@@ -122,6 +125,7 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
+  if (!embedded && (await countWorkspaces(database.db)) === 0) process.stderr.write(`${firstStepsHint(address, { tokensFromJwks: !jwt.secret })}\n\n`);
 }
 
 main().catch((error: unknown) => {

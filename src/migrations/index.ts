@@ -13,6 +13,9 @@ import * as m0011 from './20261124_0011_imports.js';
 import * as m0012 from './20261124_0012_products.js';
 import * as m0013 from './20261124_0013_packages.js';
 import * as m0014 from './20261124_0014_partners.js';
+import * as m0015 from './20261124_0015_ledger.js';
+import * as m0016 from './20261124_0016_referrals.js';
+import * as m0017 from './20261124_0017_payouts.js';
 
 /** Append-only: add each new migration here; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +33,7 @@ export const migrations: Record<string, Migration> = {
   '20261124_0012_products': m0012,
   '20261124_0013_packages': m0013,
   '20261124_0014_partners': m0014,
+  '20261124_0015_ledger': m0015,
+  '20261124_0016_referrals': m0016,
+  '20261124_0017_payouts': m0017,
 };

@@ -15,8 +15,10 @@ import { registerExternalFile } from '../modules/products/product-files.service.
 import { seedAgreement } from '../modules/partners/partners.service.js';
 import type { AgreementStatus } from '../platform/db/schema.js';
 import * as workspaces from '../modules/workspaces/workspaces.repo.js';
+import { refuseDuplicateWorkspaceNames } from './provision.js';
 import { CHANNELS, PURCHASE_STATUSES, RECORD_TYPES } from '../modules/purchases/purchases.schemas.js';
 import { recordOrderItems } from '../modules/purchases/purchases.service.js';
+import { allocateSale, reverseRefund } from '../modules/ledger/ledger.service.js';
 
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', isEmail);
 if (!FormatRegistry.Has('uri')) {
@@ -293,7 +295,12 @@ function lookup(map: Record<string, number>, kind: string, key: string): number 
   return id;
 }
 
-export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Promise<FixtureResult> {
+export interface FixtureOptions {
+  /** Create workspaces whose name another workspace already has (refused by default). */
+  allowDuplicateWorkspaces?: boolean;
+}
+
+export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown, options: FixtureOptions = {}): Promise<FixtureResult> {
   if (!Value.Check(FixtureDocument, input)) {
     const problems = [...Value.Errors(FixtureDocument, input)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
     throw new FixtureError(`Invalid fixture document:\n  ${problems.join('\n  ')}`);
@@ -311,6 +318,7 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
   const appIds: Record<string, string> = {};
   const serialCodes: Record<string, string> = {};
   await inTransaction(db, async (tx) => {
+    if (!options.allowDuplicateWorkspaces) await refuseDuplicateWorkspaceNames(tx, (doc.workspaces ?? []).map((w) => w.name));
     for (const w of doc.workspaces ?? []) {
       ids.workspaces[w.key] = await workspaces.createWorkspace(tx, { name: w.name, billingEligible: w.billingEligible ?? false, storefrontUrl: w.storefrontUrl ?? null });
       if (w.partnerProgramsEnabled === false) {
@@ -528,6 +536,30 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown): Pr
         status: (p.status ?? 'pending') as AgreementStatus,
         consents: p.consents ?? [],
       });
+    }
+    // Sales with money get their partner allocation (and refunds their reversal) through the ledger's own code.
+    for (const o of doc.orders ?? []) {
+      const itemIds = ids.orderItems[o.key];
+      const facts = orderFacts.get(o.key)!;
+      if (!itemIds || facts.channel === 'manual_grant') continue;
+      const workspaceId = lookup(ids.workspaces, 'workspace', o.workspace);
+      for (const [i, item] of (o.items ?? []).entries()) {
+        const paid = BigInt(item.salePriceCents ?? item.priceCents ?? 0);
+        if (paid === 0n || itemIds[i] === undefined) continue;
+        const allocation = await allocateSale(tx, workspaceId, {
+          orderItemId: itemIds[i]!,
+          productId: lookup(ids.products, 'product', item.product),
+          currency: (o.currency ?? 'usd').toLowerCase(),
+          subtotal: paid,
+          discount: 0n,
+          basis: facts.channel === 'managed_checkout' ? 'managed' : 'external',
+          platformFee: 0n,
+          processingFee: 0n,
+          soldAt: facts.purchasedAt,
+          referral: null,
+        });
+        if (allocation !== null && (item.refundedCents ?? 0) > 0) await reverseRefund(tx, workspaceId, itemIds[i]!, BigInt(item.refundedCents!));
+      }
     }
   });
 

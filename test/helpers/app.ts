@@ -49,6 +49,7 @@ export async function buildTestApp(
     imports?: { asyncThreshold?: number; leaseSeconds?: number };
     packages?: { buildSlots?: number; downloadsPerMinute?: number; minBuildMs?: number; liveRotationOverlapDays?: number };
     partners?: AppOptions['partners'];
+    checkout?: AppOptions['checkout'];
   } = {},
 ): Promise<TestContext> {
   const database = await openDatabase({
@@ -79,6 +80,7 @@ export async function buildTestApp(
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     ...(options.packages ? { packages: options.packages } : {}),
     ...(options.partners ? { partners: options.partners } : {}),
+    ...(options.checkout ? { checkout: options.checkout } : {}),
   });
   await app.ready();
   return { app, database };

@@ -57,6 +57,7 @@ describe('redactUrl', () => {
     ['/api/partner-portal/programs/invitations/abcDEF_123-xyz', '/api/partner-portal/programs/invitations/[redacted]'],
     ['/api/partner-portal/programs/invitations/abc?x=1', '/api/partner-portal/programs/invitations/[redacted]?x=1'],
     ['/api/partner-portal/programs/invitations/accept', '/api/partner-portal/programs/invitations/accept'],
+    ['/api/payouts/sandbox/onboarding/sbo_abc123', '/api/payouts/sandbox/onboarding/[redacted]'],
   ])('%s → %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

@@ -69,8 +69,18 @@ const foreignRecords: Record<string, (other: SeededWorkspace) => Params | Promis
         (action) => `POST /api/developer/serials/:serialId/${action}`,
       ),
       'GET /api/developer/serials/:serialId/events',
+      'GET /api/developer/serials/:serialId/activations',
     ].map((key) => [key, (other: SeededWorkspace) => ({ serialId: other.ids.serials.s! })]),
   ),
+  // A seat of the workspace's serial, taken through the licensing runtime (the same machine again is the same seat).
+  'DELETE /api/developer/serials/:serialId/activations/:activationId': async (other) => {
+    const res = await ctx().app.inject({
+      method: 'POST',
+      url: '/api/licensing/v1/activate',
+      payload: { productAppId: other.appIds.p1!, serial: other.serialCodes.s!, machineId: 'matrix-machine' },
+    });
+    return { serialId: other.ids.serials.s!, activationId: res.json().activation.id };
+  },
   ...Object.fromEntries(
     ['PATCH /api/developer/partners/programs/:id', ...['status', 'invite', 'live-consent'].map((a) => `POST /api/developer/partners/programs/:id/${a}`)].map((key) => [
       key,
@@ -90,6 +100,7 @@ const validBodies: Record<string, object> = {
   'POST /api/developer/products/:productId/reviews/:reviewId/status': { status: 'hidden' },
   'PATCH /api/developer/products/:productId': { name: 'Renamed' },
   'POST /api/developer/products': { name: 'New' },
+  'DELETE /api/developer/serials/:serialId/activations/:activationId': { reason: 'security matrix' },
   'POST /api/developer/products/:productId/plugin-package/generate': { variant: 'native' },
   'POST /api/developer/products/:productId/plugin-package/regenerate': { variant: 'native' },
   'POST /api/developer/partners/programs': { kind: 'affiliate', recipient_email: 'p@partner.test', name: 'P', rate_bps: 100, send_email: false },

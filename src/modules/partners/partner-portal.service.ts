@@ -4,7 +4,7 @@ import { inTransaction } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { PartnerErrors } from './partners.errors.js';
 import * as repo from './partners.repo.js';
-import { invitationTokenHash, MANAGED_LIVE_POLICY_VERSION, recordConsent } from './partners.service.js';
+import { invitationTokenHash, MANAGED_LIVE_POLICY_VERSION, recordConsent, referralLink } from './partners.service.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const unknownInvitation = () => notFound('Invitation');
@@ -29,7 +29,11 @@ function displayedTerms(t: repo.TermsRecord) {
  * the recipient's live consent. A recipient scope reaches only agreements addressed to it.
  */
 export class PartnerPortal {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Where this service is reached: referral links point here. */
+    private readonly publicBaseUrl = '',
+  ) {}
 
   /** Unknown, revoked and expired tokens answer the same 404. */
   async invitation(token: string) {
@@ -136,6 +140,7 @@ export class PartnerPortal {
         name: a.name,
         workspace_name: a.workspace_name,
         status: a.status,
+        ...referralLink(a.referral_code, this.publicBaseUrl),
         terms_version: a.accepted_terms_version,
         proposed_terms_version: a.proposed_terms_version,
         revision_pending: a.proposed_terms_version !== a.accepted_terms_version,

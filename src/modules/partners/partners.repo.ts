@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { RecipientScope, Scope } from '../../platform/auth/scope.js';
 import type { AgreementKind, AgreementStatus } from '../../platform/db/schema.js';
@@ -16,6 +17,7 @@ export interface AgreementRecord {
   accepted_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  referral_code: string | null;
 }
 
 export interface TermsRecord {
@@ -46,7 +48,7 @@ export interface InvitationRecord {
 
 const AGREEMENT = [
   'a.id', 'a.workspace_id', 'a.kind', 'a.name', 'a.recipient_email', 'a.recipient_id', 'a.status', 'a.proposed_terms_version', 'a.accepted_terms_version',
-  'a.accepted_at', 'a.created_at', 'a.updated_at',
+  'a.accepted_at', 'a.created_at', 'a.updated_at', 'a.referral_code',
 ] as const;
 const INVITATION = ['id', 'workspace_id', 'agreement_id', 'terms_version', 'email', 'status', 'expires_at', 'email_queued', 'created_at', 'accepted_at', 'accepted_by'] as const;
 
@@ -138,9 +140,11 @@ export async function insertAgreement(
   scope: Scope,
   a: { kind: AgreementKind; name: string; recipientEmail: string },
 ): Promise<number> {
+  // Affiliates get their referral link's code here, the one place agreements are made: 24 random bytes, never the invitation token.
+  const referralCode = a.kind === 'affiliate' ? randomBytes(24).toString('base64url') : null;
   const row = await tx
     .insertInto('partner_agreements')
-    .values({ workspace_id: scope.workspaceId, kind: a.kind, name: a.name, recipient_email: a.recipientEmail, proposed_terms_version: 1, created_by: scope.accountId || null })
+    .values({ workspace_id: scope.workspaceId, kind: a.kind, name: a.name, recipient_email: a.recipientEmail, proposed_terms_version: 1, created_by: scope.accountId || null, referral_code: referralCode })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

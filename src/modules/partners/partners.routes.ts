@@ -85,6 +85,10 @@ const InvitationResult = Type.Object(
   },
   { additionalProperties: false },
 );
+const ReferralFields = {
+  referral_code: Type.Union([Type.String(), Type.Null()], { description: 'Affiliates: the referral link’s code (never the invitation token); null for collaborators' }),
+  referral_url: Type.Union([Type.String(), Type.Null()], { description: 'Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators' }),
+};
 const Agreement = Type.Object(
   {
     id: Type.Integer(),
@@ -92,6 +96,7 @@ const Agreement = Type.Object(
     name: Type.String(),
     recipient_email: Type.String(),
     status: Type.String({ description: 'pending (not accepted yet), accepted, active, paused, ended' }),
+    ...ReferralFields,
     terms_version: Type.Union([Type.Integer(), Type.Null()], { description: 'the accepted terms in force' }),
     accepted_terms_version: Type.Union([Type.Integer(), Type.Null()]),
     proposed_terms_version: Type.Integer(),
@@ -245,7 +250,7 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ programs: PartnerProgram
         tags: portalTags,
         summary: 'The signed-in recipient’s agreements',
         description: 'Across workspaces; agreements of workspaces whose partner features are off are not listed.',
-        response: { 200: Type.Object({ programs: Type.Array(Type.Object({ id: Type.Integer() }, { additionalProperties: true })) }), ...errorResponses(401) },
+        response: { 200: Type.Object({ programs: Type.Array(Type.Object({ id: Type.Integer(), ...ReferralFields }, { additionalProperties: true })) }), ...errorResponses(401) },
       },
     },
     async (request) => ({ programs: await portal.list(requireRecipient(request)) }),

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/database.js';
 import type { AgreementKind, AgreementStatus } from '../../platform/db/schema.js';
 import { inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { AppError, CommonErrors, type FieldError, notFound } from '../../platform/http/errors.js';
+import { enqueueJobs } from '../../platform/jobs/jobs.repo.js';
 import { enqueueEmails } from '../../platform/mail/mail.js';
 import { PartnerErrors } from './partners.errors.js';
 import * as repo from './partners.repo.js';
@@ -64,6 +65,7 @@ export function agreementJson(
   terms: repo.TermsRecord[],
   invitation: repo.InvitationRecord | undefined,
   consents: Array<{ party: 'developer' | 'recipient'; terms_version: number; policy_version: string; created_at: Date }>,
+  publicBaseUrl = '',
 ) {
   const mine = terms.filter((t) => t.agreement_id === a.id);
   const accepted = mine.find((t) => t.version === a.accepted_terms_version);
@@ -79,6 +81,7 @@ export function agreementJson(
     name: a.name,
     recipient_email: a.recipient_email,
     status: a.status,
+    ...referralLink(a.referral_code, publicBaseUrl),
     terms_version: a.accepted_terms_version,
     accepted_terms_version: a.accepted_terms_version,
     proposed_terms_version: a.proposed_terms_version,
@@ -110,6 +113,11 @@ export function agreementJson(
 }
 export type AgreementJson = ReturnType<typeof agreementJson>;
 
+/** An affiliate's public referral link (null for collaborators, which have none). */
+export function referralLink(code: string | null, publicBaseUrl: string) {
+  return { referral_code: code, referral_url: code ? `${publicBaseUrl}/api/partner-referrals/${code}` : null };
+}
+
 /** Status changes per section 3.3 of the contract; the same status again changes nothing. */
 export function checkTransition(from: AgreementStatus, to: 'active' | 'paused' | 'ended'): 'change' | 'same' {
   if (from === to) return 'same';
@@ -130,6 +138,8 @@ export class PartnerPrograms {
     private readonly db: Db,
     private readonly limits: PartnerLimits,
     private readonly portalUrl: string,
+    /** Where this service is reached: referral links point here. */
+    private readonly publicBaseUrl = '',
   ) {}
 
   /** 404 on every partner route of a workspace whose partner features are switched off. */
@@ -195,6 +205,7 @@ export class PartnerPrograms {
       if (checkTransition(agreement.status, status) === 'change') {
         await repo.updateAgreement(tx, scope.workspaceId, id, { status });
         if (status === 'ended') await repo.revokePendingInvitations(tx, scope.workspaceId, id);
+        if (status === 'active') await announceLive(tx, scope.workspaceId, id);
         await repo.recordEvent(tx, { workspaceId: scope.workspaceId, agreementId: id, actorKind: 'developer', actorId: scope.accountId, action: 'status', from: agreement.status, to: status });
       }
       const updated = (await repo.findAgreement(tx, scope, id))!;
@@ -243,6 +254,7 @@ export class PartnerPrograms {
         terms,
         invitations.find((i) => i.agreement_id === a.id),
         consents.filter((c) => c.agreement_id === a.id),
+        this.publicBaseUrl,
       ),
     );
   }
@@ -344,6 +356,14 @@ export class PartnerPrograms {
   }
 }
 
+/** The job the ledger runs when an agreement may have become live: what accrued as pending becomes payable. */
+export const AGREEMENT_LIVE_JOB = 'partners.agreement-live';
+
+/** Partner money reacts through the job runner (after this commit), so this module never books money itself. */
+async function announceLive(tx: Tx, workspaceId: number, agreementId: number): Promise<void> {
+  await enqueueJobs(tx, [{ kind: AGREEMENT_LIVE_JOB, workspaceId, payload: { agreementId } }]);
+}
+
 /** Consent is to the accepted terms under the current managed-live policy; anything else names the current ones. */
 function checkConsent(agreement: repo.AgreementRecord, input: { terms_version: number; policy_version: string }): void {
   if (agreement.status === 'ended') throw new AppError(PartnerErrors.AGREEMENT_ENDED, 'An ended agreement takes no consent');
@@ -376,7 +396,9 @@ export async function recordConsent(
     address,
   });
   await repo.recordEvent(tx, { workspaceId: agreement.workspace_id, agreementId: agreement.id, actorKind: actor.party, actorId: actor.id, action: 'live_consent', data: { terms_version: input.terms_version } });
-  return consentAnswer(tx, agreement, actor.party, input, at);
+  const answer = await consentAnswer(tx, agreement, actor.party, input, at);
+  if (answer.live_terms_consented) await announceLive(tx, agreement.workspace_id, agreement.id);
+  return answer;
 }
 
 async function consentAnswer(tx: Tx, agreement: repo.AgreementRecord, party: 'developer' | 'recipient', input: { terms_version: number; policy_version: string }, at: Date) {

@@ -6,6 +6,7 @@ const purchaseErrorsSpecs = {
   SERIAL_PRODUCT_MISMATCH: { status: 400, title: 'The serial belongs to another product' },
   SERIAL_NOT_AVAILABLE: { status: 409, title: 'The serial is not available for assignment' },
   GRANT_REQUEST_CONFLICT: { status: 409, title: 'grantRequestId was already used for a different grant' },
+  REFUND_EXCEEDS_PAYMENT: { status: 409, title: 'Refunds of an item cannot total more than was paid for it' },
 } as const satisfies Record<string, ErrorSpec>;
 export const PurchaseErrors = defineErrors(purchaseErrorsSpecs);
 

@@ -493,3 +493,12 @@ export async function refreshOrderTotals(tx: Tx, scope: Scope, orderIds: number[
           where workspace_id = ${scope.workspaceId} and order_id = any(${orderIds}::int[]) group by order_id) t
     where o.workspace_id = ${scope.workspaceId} and o.id = any(${orderIds}::int[]) and o.id = t.order_id and o.total_cents <> t.total`.execute(tx);
 }
+
+/** A managed-checkout item by the checkout's order id and product, locked for a refund. */
+export async function lockCheckoutItem(tx: Tx, scope: Scope, orderId: string, productId: number) {
+  const result = await sql<{ id: number; sale_price_cents: number; refunded_cents: number }>`
+    select i.id, i.sale_price_cents, i.refunded_cents from order_items i
+    where i.workspace_id = ${scope.workspaceId} and i.channel = 'managed_checkout' and i.external_reference = ${orderId} and i.product_id = ${productId}
+    order by i.id limit 1 for update`.execute(tx);
+  return result.rows[0] ?? null;
+}

@@ -4,6 +4,7 @@ import { canSeeProduct, hasPermission, type Scope } from '../../platform/auth/sc
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
+import { enqueueJobs } from '../../platform/jobs/jobs.repo.js';
 import type { PurchaseChannel, PurchaseRecordType, PurchaseStatus } from '../../platform/db/schema.js';
 import { AppError, CommonErrors } from '../../platform/http/errors.js';
 import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
@@ -194,6 +195,9 @@ const byEmailThenRow = (a: ValidPurchaseRow, b: ValidPurchaseRow) =>
  * assigned are reported and write nothing. Re-importing the same rows creates
  * nothing twice: an item's natural key is external reference + product + customer.
  */
+/** Announced after purchases collected elsewhere (imports) are recorded; the partner ledger estimates their shares. */
+export const PURCHASES_RECORDED_JOB = 'purchases.recorded';
+
 export async function importPurchases(db: Executor, scope: Scope, input: RawImport, progress?: ProgressReporter) {
   if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
   const resolver = await ProductResolver.load(db, scope);
@@ -384,6 +388,8 @@ export async function importPurchases(db: Executor, scope: Scope, input: RawImpo
         body: { success: false, importedCount: 0, insertedCount: 0, failedCount },
       });
     }
+    // Imported sales were collected elsewhere; partner programs estimate their shares after commit.
+    if (inserted > 0) await enqueueJobs(tx, [{ kind: PURCHASES_RECORDED_JOB, workspaceId: scope.workspaceId, payload: { source: 'import' } }]);
     await writeAudit(tx, scope, {
       action: 'purchases.imported',
       subjectType: 'workspace',

@@ -390,6 +390,19 @@ export interface PartnerAgreementsTable {
   created_by: number | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** Affiliates only: the public referral link's code (null for collaborators). */
+  referral_code: string | null;
+}
+
+export interface PartnerReferralVisitsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  agreement_id: number;
+  product_id: number | null;
+  visited_at: Timestamp;
+  address_hash: string;
+  user_agent_class: 'bot' | 'mobile' | 'desktop' | 'other';
+  created_at: CreatedAt;
 }
 
 export interface PartnerTermsTable {
@@ -585,6 +598,26 @@ export interface ProductSalesDailyTable {
   refunds_cents: number;
 }
 
+/** Partner payouts. `amount` is bigint minor units: read it as text (`amount::text`) and make a BigInt, never a number. */
+export interface PartnerTransfersTable {
+  id: Generated<number>;
+  workspace_id: number;
+  agreement_id: number;
+  recipient_id: number;
+  destination_id: number;
+  provider: 'card' | 'wallet';
+  livemode: boolean;
+  currency: string;
+  amount: ColumnType<string, string, never>;
+  status: 'reserved' | 'submitted' | 'paid' | 'failed' | 'reconciliation_required';
+  provider_reference: string | null;
+  failure_reason: string | null;
+  created_at: CreatedAt;
+  submitted_at: Timestamp | null;
+  settled_at: Timestamp | null;
+  updated_at: UpdatedAt;
+}
+
 export interface DB {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -609,11 +642,13 @@ export interface DB {
   recipient_sign_in_links: RecipientSignInLinksTable;
   recipient_sessions: RecipientSessionsTable;
   partner_agreements: PartnerAgreementsTable;
+  partner_transfers: PartnerTransfersTable;
   partner_terms: PartnerTermsTable;
   partner_term_products: PartnerTermProductsTable;
   partner_invitations: PartnerInvitationsTable;
   partner_consents: PartnerConsentsTable;
   partner_agreement_events: PartnerAgreementEventsTable;
+  partner_referral_visits: PartnerReferralVisitsTable;
   package_builds: PackageBuildsTable;
   package_activity: PackageActivityTable;
   package_build_slots: PackageBuildSlotsTable;

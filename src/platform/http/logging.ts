@@ -6,7 +6,7 @@ import { stdSerializers } from 'pino';
 const PERSONAL_PARAMS = /^(search|email|q|name|firstname|lastname|token)$/i;
 
 // Path segments that are credentials (invitation tokens): never written to the log.
-const SECRET_PATHS = /^(\/api\/partner-portal\/programs\/invitations\/)(?!accept(?:[/?]|$))[^/?]+/;
+const SECRET_PATHS = /^(\/api\/partner-portal\/programs\/invitations\/(?!accept(?:[/?]|$))|\/api\/payouts\/sandbox\/onboarding\/)[^/?]+/;
 
 /** The request URL with the values of personal query parameters, and credentials in the path, replaced by `[redacted]`. */
 export function redactUrl(rawUrl: string): string {

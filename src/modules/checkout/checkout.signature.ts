@@ -1,0 +1,40 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * `Patchbay-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. Several `v1`
+ * values may be sent while a secret is rotated; one matching any configured secret is enough.
+ */
+export const SIGNATURE_HEADER = 'patchbay-signature';
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export function signCheckoutPayload(secret: string, rawBody: string, unixSeconds: number): string {
+  return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${rawBody}`).digest('hex')}`;
+}
+
+export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing' | 'malformed' | 'stale' | 'mismatch' };
+
+export function verifyCheckoutSignature(header: string | undefined, rawBody: string, secrets: readonly string[], nowMs = Date.now()): SignatureCheck {
+  if (!header) return { ok: false, reason: 'missing' };
+  let t: number | null = null;
+  const signatures: Buffer[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) return { ok: false, reason: 'malformed' };
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't') {
+      if (!/^\d{1,12}$/.test(value) || t !== null) return { ok: false, reason: 'malformed' };
+      t = Number(value);
+    } else if (key === 'v1') {
+      if (!/^[0-9a-f]{64}$/.test(value)) return { ok: false, reason: 'malformed' };
+      signatures.push(Buffer.from(value, 'hex'));
+    }
+  }
+  if (t === null || signatures.length === 0 || signatures.length > 8) return { ok: false, reason: 'malformed' };
+  if (Math.abs(nowMs / 1000 - t) > SIGNATURE_TOLERANCE_SECONDS) return { ok: false, reason: 'stale' };
+  for (const secret of secrets) {
+    const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
+    if (signatures.some((s) => timingSafeEqual(s, expected))) return { ok: true };
+  }
+  return { ok: false, reason: 'mismatch' };
+}

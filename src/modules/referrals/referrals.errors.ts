@@ -1,0 +1,10 @@
+import { defineErrors, type CodesOf, type ErrorSpec } from '../../platform/http/errors.js';
+
+const referralErrorSpecs = {
+  REFERRAL_NOT_FOUND: { status: 404, title: 'No such referral link' },
+} as const satisfies Record<string, ErrorSpec>;
+export const ReferralErrors = defineErrors(referralErrorSpecs);
+
+declare module '../../platform/http/errors.js' {
+  interface ErrorCodeRegistry extends CodesOf<typeof referralErrorSpecs> {}
+}
