@@ -7,7 +7,7 @@ export const PERMISSIONS = {
   'customers.view': 'List, search and export customers; download the import template',
   'customers.manage': 'Import customers and remove customer relationships',
   'serials.view': 'List, search and export serials and their audit trail',
-  'serials.manage': 'Generate and import serials; apply access actions; hide/show portal orders',
+  'serials.manage': 'Generate and import serials; apply access actions; release one activation seat; hide/show portal orders',
   'purchases.view': 'List and export purchases; download the import template; purchase filter options',
   'purchases.manage': 'Import purchases and grant access manually',
   'purchases.refund': 'Marks refundable managed-checkout orders with canRefund (refunds happen in the checkout, never through this API)',
