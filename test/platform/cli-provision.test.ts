@@ -2,11 +2,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import * as provision from '../../src/operator/provision.js';
 import { loadFixtures } from '../../src/operator/fixtures.js';
 import { bearer, seedWorkspace, TEST_JWT, TEST_LICENSE_KEY, unique, useTestApp } from '../helpers/app.js';
 import { childEnv, ROOT, spawnTracked, startServer, stop, tempDataDir, type Outcome } from '../helpers/process.js';
+
+// Every test here starts `patchbay` processes (tsx, then the embedded database and its migrations): 6–20 s each on a
+// loaded 2-core CI machine, so the default 60 s is too tight for the tests that start several.
+vi.setConfig({ testTimeout: 240_000 });
 
 // The provisioning commands of the `patchbay` CLI, run as real child processes on an embedded
 // database in a temporary DATA_DIR (and, on a PostgreSQL test run, on a fresh PostgreSQL database).

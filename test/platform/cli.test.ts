@@ -2,8 +2,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { jwtVerify } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { childEnv, ROOT, startServer as start, stop as stopChild, tempDataDir as tempDir, type Outcome } from '../helpers/process.js';
+
+// Every test here starts `patchbay` processes (tsx, then the embedded database and its migrations): 6–20 s each on a
+// loaded 2-core CI machine, so the default 60 s is too tight for the tests that start several.
+vi.setConfig({ testTimeout: 240_000 });
 
 // The CLI and the server run as real child processes on their own embedded
 // database in a temporary DATA_DIR, whatever DATABASE_URL the test run has.
