@@ -35,8 +35,7 @@ describe.runIf(onPostgres)('two instances on one database (PostgreSQL)', () => {
     const sent = [...a.transport.sent, ...b.transport.sent];
     expect(sent).toHaveLength(24);
     expect(new Set(sent.map((m) => m.id)).size).toBe(24);
-    // Both instances took part.
-    expect(a.transport.sent.length).toBeGreaterThan(0);
-    expect(b.transport.sent.length).toBeGreaterThan(0);
+    // Which instance sends what is up to the scheduler: on a loaded machine one instance can claim all 24 before the
+    // other polls (a clean-clone CI run saw exactly that), so only exactly-once is asserted.
   });
 });
