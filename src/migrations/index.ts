@@ -16,6 +16,18 @@ import * as m0014 from './20261124_0014_partners.js';
 import * as m0015 from './20261124_0015_ledger.js';
 import * as m0016 from './20261124_0016_referrals.js';
 import * as m0017 from './20261124_0017_payouts.js';
+import * as m0018 from './20261124_0018_transfer_leases.js';
+import * as m0019 from './20261124_0019_email_references.js';
+import * as m0020 from './20261124_0020_checkout_event_digest.js';
+import * as m0021 from './20261124_0021_developer_accounts.js';
+import * as m0022 from './20261124_0022_customer_portal.js';
+import * as m0023 from './20261124_0023_webhooks.js';
+import * as m0024 from './20261124_0024_checkout_connections.js';
+import * as m0025 from './20261125_0025_webhook_events_queue.js';
+import * as m0026 from './20261125_0026_ledger_balance_snapshots.js';
+import * as m0027 from './20261125_0027_counter_deltas.js';
+import * as m0028 from './20261125_0028_purchase_list_version.js';
+import * as m0029 from './20261125_0029_folded_counter_checks.js';
 
 /** Append-only: add each new migration here; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +48,16 @@ export const migrations: Record<string, Migration> = {
   '20261124_0015_ledger': m0015,
   '20261124_0016_referrals': m0016,
   '20261124_0017_payouts': m0017,
+  '20261124_0018_transfer_leases': m0018,
+  '20261124_0019_email_references': m0019,
+  '20261124_0020_checkout_event_digest': m0020,
+  '20261124_0021_developer_accounts': m0021,
+  '20261124_0022_customer_portal': m0022,
+  '20261124_0023_webhooks': m0023,
+  '20261124_0024_checkout_connections': m0024,
+  '20261125_0025_webhook_events_queue': m0025,
+  '20261125_0026_ledger_balance_snapshots': m0026,
+  '20261125_0027_counter_deltas': m0027,
+  '20261125_0028_purchase_list_version': m0028,
+  '20261125_0029_folded_counter_checks': m0029,
 };

@@ -21,7 +21,10 @@ export const PERMISSIONS = {
   'credentials.view': 'Package credential status, plugin connection status and REST configuration',
   'storefront.manage': 'Storefront integration package',
   'partners.view': 'Affiliate and collaborator programs',
-  'partners.manage': 'Create and change affiliate and collaborator programs',
+  'partners.manage': 'Create and change affiliate and collaborator programs; request payout runs (live mode: the owner only); turn partner programs on or off',
+  'members.manage': 'List, invite, change and remove workspace members (never beyond the access the caller holds; the owner cannot be removed or changed)',
+  'workspace.manage': 'Change the workspace settings (name, storefront URL, whether a full refund keeps serials active) and turn the buyers’ portal on or off',
+  'webhooks.manage': 'Webhook endpoints: create, change, delete and rotate their secrets; send test events; read delivery logs and redeliver (all-products members only)',
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;

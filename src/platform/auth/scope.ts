@@ -77,3 +77,45 @@ export interface RecipientScope {
 export function createRecipientScope(r: { recipientId: number; email: string; verified: boolean; sessionId: number }): RecipientScope {
   return Object.freeze({ ...r }) as unknown as RecipientScope;
 }
+
+declare const developerBrand: unique symbol;
+
+/**
+ * A developer signed in to the console (a session opened with an e-mailed link), before any
+ * workspace is chosen. Built only by the policy hook from a session token; the session routes
+ * accept this type. Workspace routes get a `Scope` from the same session (the `account` policy).
+ */
+export interface DeveloperScope {
+  readonly [developerBrand]: true;
+  readonly accountId: number;
+  readonly email: string;
+  readonly sessionId: number;
+  readonly expiresAt: Date;
+}
+
+export function createDeveloperScope(d: { accountId: number; email: string; sessionId: number; expiresAt: Date }): DeveloperScope {
+  return Object.freeze({ ...d }) as unknown as DeveloperScope;
+}
+
+declare const customerBrand: unique symbol;
+
+/**
+ * A buyer signed in to one workspace's customer portal. Built only by the policy hook from a
+ * customer portal session; portal services accept this type and nothing else. The same address
+ * at another workspace is another customer with another session: nothing here reaches across.
+ */
+export interface CustomerScope {
+  readonly [customerBrand]: true;
+  readonly workspaceId: number;
+  /** The buyer's relationship with the workspace (`developer_customers.id`, the API's `customer_id`). */
+  readonly customerId: number;
+  /** The buyer's account: orders, serials and entitlements point at it (always read with the workspace). */
+  readonly accountId: number;
+  readonly email: string;
+  readonly sessionId: number;
+  readonly expiresAt: Date;
+}
+
+export function createCustomerScope(c: { workspaceId: number; customerId: number; accountId: number; email: string; sessionId: number; expiresAt: Date }): CustomerScope {
+  return Object.freeze({ ...c }) as unknown as CustomerScope;
+}

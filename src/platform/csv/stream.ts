@@ -1,6 +1,7 @@
 import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { textProblem } from '../http/text-hygiene.js';
+import { Utf8Guard } from '../http/utf8.js';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { neutraliseCell } from './neutralise.js';
 
@@ -73,10 +74,39 @@ export class CsvFormatError extends Error {
   }
 }
 
+/**
+ * Bytes of the file that are not UTF-8: `row` is the 1-based data row (0: the header line, where
+ * `column` is the column's position), `line` the file's line where the row ends.
+ */
+export class CsvEncodingError extends CsvFormatError {
+  constructor(
+    readonly row: number,
+    line: number | undefined,
+    column: string | undefined,
+  ) {
+    const where = row === 0 ? 'the header line' : `row ${row}${line === undefined ? '' : ` (line ${line})`}`;
+    super(
+      `The file is not UTF-8: ${where}${column === undefined ? '' : `, column ${row === 0 ? column : `"${column}"`},`} holds bytes that are not a UTF-8 character; save it as UTF-8 and send it again`,
+      line,
+      column,
+    );
+  }
+}
+
+const REPLACEMENT = '\uFFFD';
+
 /** Parses a CSV stream into records keyed by normalised header; stops at `maxRows`. */
 export async function* parseCsvRecords(input: NodeJS.ReadableStream, maxRows: number): AsyncGenerator<Record<string, string>> {
+  // The parser decodes as UTF-8 with U+FFFD for bytes that are not; the guard in front notes where
+  // the first such bytes are, and the record that spans them is refused with its row and column.
+  const guard = new Utf8Guard();
+  let headerColumn: string | undefined;
   const parser = parse({
-    columns: (header: string[]) => header.map(normaliseHeader),
+    columns: (header: string[]) => {
+      const at = header.findIndex((name) => name.includes(REPLACEMENT));
+      if (guard.invalidAt !== null && at >= 0) headerColumn = `${at + 1}`;
+      return header.map(normaliseHeader);
+    },
     bom: true,
     skip_empty_lines: true,
     trim: true,
@@ -91,18 +121,26 @@ export async function* parseCsvRecords(input: NodeJS.ReadableStream, maxRows: nu
   source.once('close', () => {
     if (!source.readableEnded) parser.destroy(new TruncatedInputError());
   });
-  pipeline(source, parser, () => undefined);
+  pipeline(source, guard, parser, () => undefined);
   let count = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
+      if (headerColumn !== undefined) throw new CsvEncodingError(0, 1, headerColumn);
       count += 1;
       if (count > maxRows) throw new CsvTooManyRowsError(maxRows);
+      // Records end in order, so the first one that ends past the bad bytes holds them.
+      if (guard.invalidAt !== null && info.bytes > guard.invalidAt) {
+        const column = Object.entries(record).find(([, cell]) => typeof cell === 'string' && cell.includes(REPLACEMENT))?.[0];
+        throw new CsvEncodingError(count, info.lines, column);
+      }
       for (const [column, cell] of Object.entries(record)) {
         const problem = typeof cell === 'string' ? textProblem(cell) : null;
         if (problem) throw new CsvFormatError(`The cell in column "${column}" on line ${info.lines} ${problem}`, info.lines, column);
       }
       yield record;
     }
+    if (headerColumn !== undefined) throw new CsvEncodingError(0, 1, headerColumn);
+    if (guard.invalidAt !== null) throw new CsvEncodingError(count + 1, undefined, undefined);
   } catch (error) {
     if (error instanceof CsvTooManyRowsError || error instanceof CsvFormatError) throw error;
     if (error instanceof TruncatedInputError || (error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') throw new TruncatedInputError();

@@ -1,10 +1,13 @@
 import path from 'node:path';
-import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
-import pg from 'pg';
-import { migrations } from '../../migrations/index.js';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type pg from 'pg';
 import { acquireDirLock, DataDirLockedError } from './dir-lock.js';
-import { PGliteThread, PGliteThreadDialect } from './pglite-thread.js';
+import { PGliteThread } from './pglite-thread.js';
 import type { DB } from './schema.js';
+
+// Kysely, pg and the migrations are imported when a database is opened, not with this module: the embedded
+// database's worker thread starts first and they load while PGlite boots (start-up of every CLI command and the
+// server; docs/performance.md, "Start-up").
 
 export { DataDirLockedError };
 
@@ -28,6 +31,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Embedded database directory; `null` keeps it in memory (tests). */
   dataDir: string | null;
+  /**
+   * In memory only: start from this dump of a data directory (PGlite's dumpDataDir, uncompressed) instead of an
+   * empty database. The tests migrate one template per run rather than one database per test file.
+   */
+  template?: string;
   log?: DbLogger;
   /** Sees the SQL of every statement (diagnostics and tests). */
   onQuery?: (sql: string) => void;
@@ -36,7 +44,7 @@ export interface DatabaseOptions {
 // Our ids are `integer`; bigint only appears in counts and the audit log, always far below 2^53.
 const parseBigint = (value: string) => Number(value);
 
-async function openPglite(dataDir: string | null, onQuery?: (sql: string) => void): Promise<Database> {
+async function openPglite(dataDir: string | null, template: string | undefined, onQuery?: (sql: string) => void): Promise<Database> {
   let release: (() => void) | undefined;
   let location = 'memory://';
   if (dataDir !== null) {
@@ -44,13 +52,18 @@ async function openPglite(dataDir: string | null, onQuery?: (sql: string) => voi
     release = acquireDirLock(dir);
     location = path.join(dir, 'pgdata');
   }
+  const starting = PGliteThread.start({ location, ...(template && dataDir === null ? { template } : {}) });
   let thread: PGliteThread;
+  let layer: [typeof import('kysely'), typeof import('./pglite-dialect.js')];
   try {
-    thread = await PGliteThread.start(location);
+    [thread, ...layer] = await Promise.all([starting, import('kysely'), import('./pglite-dialect.js')]);
   } catch (error) {
+    // Whichever failed, the worker is not left running behind a released lock.
+    await starting.then((t) => t.close(), () => undefined);
     release?.();
     throw error;
   }
+  const [{ Kysely }, { PGliteThreadDialect }] = layer;
   const db = new Kysely<DB>({ dialect: new PGliteThreadDialect(thread), ...queryLog(onQuery) });
   return {
     db,
@@ -69,7 +82,8 @@ export function describeDbError(error: unknown): { code?: string; message: strin
   return typeof e?.code === 'string' ? { code: e.code, message } : { message };
 }
 
-function openPostgres(url: string, poolSize: number, log: DbLogger | undefined, onQuery?: (sql: string) => void): Database {
+async function openPostgres(url: string, poolSize: number, log: DbLogger | undefined, onQuery?: (sql: string) => void): Promise<Database> {
+  const [{ default: pg }, { Kysely, PostgresDialect }] = await Promise.all([import('pg'), import('kysely')]);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -102,17 +116,31 @@ const queryLog = (onQuery: ((sql: string) => void) | undefined) =>
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.log, options.onQuery)
-    : openPglite(options.dataDir, options.onQuery);
+    : openPglite(options.dataDir, options.template, options.onQuery);
 }
 
-const provider: MigrationProvider = {
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return migrations;
-  },
-};
+/** The names in Kysely's migration table, or null before the first migration run created it. */
+async function appliedMigrations(db: Db): Promise<Set<string> | null> {
+  const { sql } = await import('kysely');
+  const table = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  if (!table.rows[0]?.present) return null;
+  const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  return new Set(rows.rows.map((r) => r.name));
+}
 
 /** Applies pending migrations; throws with the failing migration's error. */
 export async function migrate(db: Db): Promise<string[]> {
+  // Every start after the first finds nothing to do: two small queries say so, where the migrator would first
+  // introspect the whole catalogue (about a second of every CLI command and server start on the embedded
+  // database). Anything else (a pending migration, an unknown one) goes through the migrator as before.
+  const [applied, { migrations }, { Migrator }] = await Promise.all([appliedMigrations(db), import('../../migrations/index.js'), import('kysely')]);
+  const known = Object.keys(migrations);
+  if (applied && applied.size === known.length && known.every((name) => applied.has(name))) return [];
+  const provider: MigrationProvider = {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return migrations;
+    },
+  };
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;

@@ -1,4 +1,12 @@
 /** Messages between the main thread and the embedded-database worker. */
+
+/** What the worker opens: a directory or `memory://`, optionally starting from a dumped data directory. */
+export interface WorkerStart {
+  location: string;
+  /** A tarball of PGlite's dumpDataDir that an in-memory database starts from. */
+  template?: string;
+}
+
 export type WorkerRequest =
   | { id: number; op: 'query'; sql: string; params: readonly unknown[] }
   | { id: number; op: 'exec'; sql: string }

@@ -5,9 +5,10 @@
  * stop every other request, `/healthz` included. Here the main thread only
  * posts messages; see `pglite-thread.ts` for the other side.
  */
+import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
-import type { WorkerRequest, WorkerResponse, SerializedDbError } from './pglite-protocol.js';
+import type { WorkerRequest, WorkerResponse, SerializedDbError, WorkerStart } from './pglite-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker must run in a worker thread');
@@ -25,12 +26,13 @@ function serializeError(error: unknown): SerializedDbError {
 }
 
 async function main(): Promise<void> {
-  const { location } = workerData as { location: string };
+  const { location, template } = workerData as WorkerStart;
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   let pglite: PGliteType;
   try {
-    pglite = await PGlite.create(location, { extensions: { pg_trgm }, parsers: { 20: parseBigint } });
+    const loadDataDir = template ? new Blob([await readFile(template)]) : undefined;
+    pglite = await PGlite.create(location, { extensions: { pg_trgm }, parsers: { 20: parseBigint }, ...(loadDataDir ? { loadDataDir } : {}) });
   } catch (error) {
     port!.postMessage({ id: 0, error: serializeError(error) } satisfies WorkerResponse);
     return;

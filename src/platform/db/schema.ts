@@ -19,6 +19,11 @@ export interface WorkspacesTable {
   billing_eligible: Generated<boolean>;
   storefront_url: Generated<string | null>;
   partner_programs_enabled: Generated<boolean>;
+  /** The public name of the buyers' portal (`/portal/<slug>`); null: the portal URL carries the id. */
+  slug: Generated<string | null>;
+  customer_portal_enabled: Generated<boolean>;
+  /** On: a full refund leaves the serial sold with the item active (default off: it is revoked). */
+  keep_serials_on_refund: Generated<boolean>;
   created_at: CreatedAt;
 }
 
@@ -29,6 +34,9 @@ export interface MembershipsTable {
   permissions: Generated<string[]>;
   all_products: Generated<boolean>;
   created_at: CreatedAt;
+  /** When the member first signed in after being invited; null: invited, not signed in yet. */
+  joined_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  invited_by: number | null;
 }
 
 export interface MembershipProductsTable {
@@ -245,7 +253,7 @@ export interface SerialEventsTable {
   serial_id: number;
   product_id: number;
   action: string;
-  actor_type: 'developer' | 'runtime' | 'system';
+  actor_type: 'developer' | 'runtime' | 'system' | 'customer';
   actor_account_id: number | null;
   reason: string | null;
   note: string | null;
@@ -358,6 +366,8 @@ export interface RecipientSignInLinksTable {
   id: Generated<number>;
   email: string;
   token_hash: string;
+  /** The token is derived from it and the service's key when the e-mail is sent (null: made before 0019). */
+  token_nonce: string | null;
   expires_at: Date;
   used_at: Date | null;
   created_at: Generated<Date>;
@@ -433,6 +443,8 @@ export interface PartnerInvitationsTable {
   terms_version: number;
   email: string;
   token_hash: string;
+  /** As for sign-in links: the token is derived from it when the invitation e-mail is sent. */
+  token_nonce: string | null;
   status: Generated<'pending' | 'accepted' | 'revoked'>;
   expires_at: Date;
   email_queued: boolean;
@@ -612,9 +624,201 @@ export interface PartnerTransfersTable {
   status: 'reserved' | 'submitted' | 'paid' | 'failed' | 'reconciliation_required';
   provider_reference: string | null;
   failure_reason: string | null;
+  /** The payout run that holds the transfer until `lease_until`; a run finds the ones whose lease ran out. */
+  run_id: string | null;
+  lease_until: Timestamp | null;
+  attempts: Generated<number>;
   created_at: CreatedAt;
   submitted_at: Timestamp | null;
   settled_at: Timestamp | null;
+  updated_at: UpdatedAt;
+}
+
+export interface DeveloperSignInLinksTable {
+  id: Generated<number>;
+  account_id: number;
+  purpose: 'sign_in' | 'invitation' | 'banner';
+  workspace_id: number | null;
+  token_hash: string;
+  token_nonce: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface DeveloperSessionsTable {
+  id: Generated<number>;
+  account_id: number;
+  token_hash: string;
+  expires_at: Date;
+  ended_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  workspace_id: number;
+  account_id: number;
+  name: string;
+  prefix: string;
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface PayoutRunsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  requested_by: number | null;
+  livemode: boolean;
+  state: Generated<'queued' | 'running' | 'succeeded' | 'failed'>;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  failure: string | null;
+  created_at: CreatedAt;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface CustomerPortalSignInLinksTable {
+  id: Generated<number>;
+  workspace_id: number;
+  /** The buyer's relationship with the workspace (developer_customers.id). */
+  customer_id: number;
+  token_hash: string;
+  token_nonce: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface CustomerPortalSessionsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  customer_id: number;
+  token_hash: string;
+  expires_at: Date;
+  ended_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'retrying';
+
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  enabled: Generated<boolean>;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: 'manual' | 'failing' | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  event_id: string;
+  type: string;
+  data: ColumnType<unknown, string, string>;
+  created_at: CreatedAt;
+  dispatched_at: Date | null;
+  /** The job queue (JOBS_QUEUE) of the instance that wrote it: only relays of that queue fan it out. */
+  queue: Generated<string>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  endpoint_id: number;
+  event_row_id: number;
+  status: Generated<WebhookDeliveryStatus>;
+  attempts: Generated<number>;
+  cycle_attempts: Generated<number>;
+  schedule: Generated<number>;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_duration_ms: number | null;
+  last_response_body: string | null;
+  last_error: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type CheckoutProvider = 'stripe' | 'paddle' | 'lemonsqueezy';
+export type CheckoutEventOutcome = 'recorded' | 'replayed' | 'ignored' | 'failed';
+
+export interface CheckoutConnectionsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  provider: CheckoutProvider;
+  signing_secret_sealed: string;
+  api_key_sealed: string | null;
+  enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface CheckoutConnectionProductsTable {
+  workspace_id: number;
+  connection_id: number;
+  provider_product_id: string;
+  product_id: number;
+}
+
+export interface CheckoutConnectionEventsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  connection_id: number;
+  provider_event_id: string;
+  type: string;
+  outcome: CheckoutEventOutcome;
+  reason: string | null;
+  body_digest: Buffer;
+  payload_sealed: string | null;
+  waiting_for: string | null;
+  order_item_ids: Generated<number[]>;
+  attempts: Generated<number>;
+  received_at: CreatedAt;
+  processed_at: UpdatedAt;
+}
+
+export interface CheckoutConnectionOrdersTable {
+  workspace_id: number;
+  connection_id: number;
+  provider_order_id: string;
+  payment_ref: string | null;
+  currency: string;
+  /** The sold items: [{ key, productId, orderItemId, paidCents, salePriceCents }] (`key`: the provider's line item or product id). */
+  items: ColumnType<unknown, string, string>;
+  reported_refunded_cents: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface CheckoutConnectionRefundsTable {
+  workspace_id: number;
+  connection_id: number;
+  provider_order_id: string;
+  refund_key: string;
+  item_key: Generated<string>;
+  amount_cents: number;
+  created_at: CreatedAt;
+}
+
+export interface CheckoutConnectionCustomersTable {
+  workspace_id: number;
+  connection_id: number;
+  provider_customer_id: string;
+  email: string;
+  name: string | null;
   updated_at: UpdatedAt;
 }
 
@@ -664,4 +868,19 @@ export interface DB {
   resellers: ResellersTable;
   reseller_relationships: ResellerRelationshipsTable;
   license_keys: LicenseKeysTable;
+  developer_sign_in_links: DeveloperSignInLinksTable;
+  developer_sessions: DeveloperSessionsTable;
+  api_tokens: ApiTokensTable;
+  payout_runs: PayoutRunsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  customer_portal_sign_in_links: CustomerPortalSignInLinksTable;
+  customer_portal_sessions: CustomerPortalSessionsTable;
+  checkout_connections: CheckoutConnectionsTable;
+  checkout_connection_products: CheckoutConnectionProductsTable;
+  checkout_connection_events: CheckoutConnectionEventsTable;
+  checkout_connection_orders: CheckoutConnectionOrdersTable;
+  checkout_connection_refunds: CheckoutConnectionRefundsTable;
+  checkout_connection_customers: CheckoutConnectionCustomersTable;
 }

@@ -3,15 +3,31 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/db-errors.js';
 import { StorageUnavailableError, storageRequired } from '../storage/storage.js';
+import { DEFAULT_PROBLEM_TYPE_BASE, problemType } from './error-docs.js';
 import { AppError, CommonErrors, errorCatalogue, type ErrorCode, type FieldError } from './errors.js';
 import { findIllFormedText } from './text-hygiene.js';
+import { fieldErrors, type ValidationItem } from './validation.js';
 
-const PROBLEM_TYPE_BASE = 'https://patchbay.dev/problems/';
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** PUBLIC_BASE_URL: problem `type` URLs point at this deployment's /docs/errors page. */
+    problemTypeBase: string;
+  }
+}
 
-export function problemBody(code: ErrorCode, detail: string, requestId: string, extra: { errors?: unknown[]; body?: Record<string, unknown> } = {}) {
+/** The base of `type` URLs for answers of this app (raw-socket answers included). */
+export const problemTypeBase = (app: FastifyInstance) => (app.hasDecorator('problemTypeBase') ? app.problemTypeBase : DEFAULT_PROBLEM_TYPE_BASE);
+
+export function problemBody(
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+  extra: { errors?: unknown[]; body?: Record<string, unknown> } = {},
+  typeBase = DEFAULT_PROBLEM_TYPE_BASE,
+) {
   const spec = errorCatalogue().get(code) ?? { status: 500, title: 'Internal error' };
   return {
-    type: PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-'),
+    type: problemType(typeBase, code),
     title: spec.title,
     status: spec.status,
     detail,
@@ -29,7 +45,7 @@ export function sendProblem(
   detail: string,
   extra: { errors?: unknown[]; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
 ) {
-  const body = problemBody(code, detail, String(request.id), extra);
+  const body = problemBody(code, detail, String(request.id), extra, problemTypeBase(request.server));
   if (extra.headers) reply.headers(extra.headers);
   return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body);
 }
@@ -38,9 +54,9 @@ export function sendProblem(
  * A complete HTTP/1.1 problem response for writing on a raw socket, where there is no reply
  * object (parser errors, a body that never arrived); the connection is closed after it.
  */
-export function problemResponse(code: ErrorCode, detail: string): string {
+export function problemResponse(code: ErrorCode, detail: string, typeBase = DEFAULT_PROBLEM_TYPE_BASE): string {
   const requestId = randomUUID();
-  const body = JSON.stringify(problemBody(code, detail, requestId));
+  const body = JSON.stringify(problemBody(code, detail, requestId, {}, typeBase));
   const spec = errorCatalogue().get(code)!;
   return (
     `HTTP/1.1 ${spec.status} ${spec.title}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
@@ -62,7 +78,7 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
         ? [CommonErrors.REQUEST_TIMEOUT, 'The request was not received in time']
         : [CommonErrors.BAD_REQUEST, 'The request is not valid HTTP'];
   this.log.debug({ err: { code: error.code, message: error.message } }, 'client error');
-  if (socket.writable) socket.write(problemResponse(code, detail));
+  if (socket.writable) socket.write(problemResponse(code, detail, problemTypeBase(this)));
   socket.destroy();
 }
 
@@ -80,23 +96,8 @@ export function isMalformedMultipart(error: unknown): boolean {
   return typeof message === 'string' && MULTIPART_FORMAT.test(message);
 }
 
-interface ValidationItem {
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-
 function validationErrors(error: FastifyError): FieldError[] {
-  const context = (error as { validationContext?: string }).validationContext ?? 'body';
-  return ((error.validation ?? []) as ValidationItem[]).map((v) => {
-    let path = v.instancePath ?? '';
-    const missing = v.params?.missingProperty;
-    const additional = v.params?.additionalProperty;
-    if (typeof missing === 'string') path += `/${missing}`;
-    if (typeof additional === 'string') path += `/${additional}`;
-    const message = typeof additional === 'string' ? `unknown parameter "${additional}"` : (v.message ?? 'is invalid');
-    return { path: `${context}${path}`, message };
-  });
+  return fieldErrors((error.validation ?? []) as ValidationItem[], (error as { validationContext?: string }).validationContext ?? 'body');
 }
 
 /** Maps PostgreSQL SQLSTATEs that are the client's concern; everything else is a 500. */
@@ -126,7 +127,9 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: CommonErrors.VALIDATION_FAILED,
 };
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, publicBaseUrl = DEFAULT_PROBLEM_TYPE_BASE): void {
+  app.decorate('problemTypeBase', publicBaseUrl.replace(/\/$/, ''));
+
   // Text that PostgreSQL cannot store (NUL) or that is not Unicode (unpaired surrogates) is refused
   // here, for every route, before validation and long before any query.
   app.addHook('preValidation', async (request) => {

@@ -5,6 +5,8 @@
 export interface ErrorSpec {
   status: number;
   title: string;
+  /** When a client meets it and what to do: docs/errors.md and the page at /docs/errors are generated from it. */
+  description?: string;
 }
 
 const catalogue = new Map<string, ErrorSpec>();
@@ -38,25 +40,25 @@ export function errorCatalogue(): ReadonlyMap<ErrorCode, ErrorSpec> {
 }
 
 const commonSpecs = {
-  VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
-  MALFORMED_JSON: { status: 400, title: 'Request body is not valid JSON' },
-  MALFORMED_MULTIPART: { status: 400, title: 'Request body is not valid multipart/form-data' },
-  INVALID_TEXT: { status: 400, title: 'Text contains characters that cannot be stored' },
-  BAD_REQUEST: { status: 400, title: 'Malformed HTTP request' },
-  UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
-  FORBIDDEN: { status: 403, title: 'Permission denied' },
-  NOT_FOUND: { status: 404, title: 'Not found' },
-  ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
-  CONFLICT: { status: 409, title: 'Conflict with the current state' },
-  SERIALIZATION_FAILURE: { status: 409, title: 'Concurrent update; retry the request' },
-  REQUEST_TIMEOUT: { status: 408, title: 'The request was not received in time' },
-  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
-  URI_TOO_LONG: { status: 414, title: 'Request URL too long' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported content type' },
-  RATE_LIMITED: { status: 429, title: 'Too many requests' },
-  HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
-  INTERNAL: { status: 500, title: 'Internal error' },
-  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+  VALIDATION_FAILED: { status: 400, title: 'Request validation failed', description: 'query, params, headers or body do not match the schema; `errors` lists each problem' },
+  MALFORMED_JSON: { status: 400, title: 'Request body is not valid JSON', description: 'the body is not valid JSON (or is empty with a JSON content type)' },
+  MALFORMED_MULTIPART: { status: 400, title: 'Request body is not valid multipart/form-data', description: 'the body is not valid multipart/form-data: no boundary, a broken part, or cut off before its end' },
+  INVALID_TEXT: { status: 400, title: 'Text contains characters that cannot be stored', description: 'text with a NUL character or an unpaired surrogate; `errors` names the field' },
+  BAD_REQUEST: { status: 400, title: 'Malformed HTTP request', description: 'the request is not valid HTTP, or its URL cannot be decoded' },
+  UNAUTHENTICATED: { status: 401, title: 'Authentication required', description: 'missing, malformed, forged, expired or misaddressed token (a product key is not a developer token either)' },
+  FORBIDDEN: { status: 403, title: 'Permission denied', description: 'the caller lacks the route\'s permission' },
+  NOT_FOUND: { status: 404, title: 'Not found', description: 'no such record in the caller\'s scope (also for records of other workspaces)' },
+  ROUTE_NOT_FOUND: { status: 404, title: 'No such route', description: 'no such route' },
+  CONFLICT: { status: 409, title: 'Conflict with the current state', description: 'a unique value already exists' },
+  SERIALIZATION_FAILURE: { status: 409, title: 'Concurrent update; retry the request', description: 'a concurrent update won; retry the request' },
+  REQUEST_TIMEOUT: { status: 408, title: 'The request was not received in time', description: 'the request (headers or body) did not arrive in time; the connection is closed' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', description: 'a body over the route\'s byte limit (1 MiB; imports 32 MiB)' },
+  URI_TOO_LONG: { status: 414, title: 'Request URL too long', description: 'a path parameter is longer than 100 characters' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported content type', description: 'neither JSON nor multipart' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests', description: 'too many requests (or too many in progress from one address); see `Retry-After`' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large', description: 'the request headers exceed 16 KiB' },
+  INTERNAL: { status: 500, title: 'Internal error', description: 'unexpected failure; nothing was half-written' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable', description: 'the database is unreachable (any route that needs it, and `/readyz`); retry after `Retry-After`' },
 } as const satisfies Record<string, ErrorSpec>;
 export const CommonErrors = defineErrors(commonSpecs);
 

@@ -6,9 +6,9 @@ import type { Db } from '../db/database.js';
 import { AppError, defineErrors, type CodesOf, type ErrorSpec } from './errors.js';
 
 const idempotencyErrorsSpecs = {
-  INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Idempotency-Key is malformed' },
-  IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'A request with this Idempotency-Key is still running' },
-  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'This Idempotency-Key was used for a different request' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Idempotency-Key is malformed', description: '`Idempotency-Key` is not 1–255 printable ASCII characters' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'A request with this Idempotency-Key is still running', description: 'the first request with this `Idempotency-Key` is still running; retry after `Retry-After`' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'This Idempotency-Key was used for a different request', description: 'this `Idempotency-Key` was used for a different request (method, URL or body)' },
 } as const satisfies Record<string, ErrorSpec>;
 export const IdempotencyErrors = defineErrors(idempotencyErrorsSpecs);
 

@@ -2,42 +2,24 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, CommonErrors } from './errors.js';
-import { problemResponse } from './error-handler.js';
+import { problemResponse, problemTypeBase } from './error-handler.js';
+import type { HttpLimits } from './limit-settings.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** An upload route: its body may take up to the request timeout, not the body timeout. */
     longBody?: boolean;
+    /**
+     * A public route that bounds its own requests in progress because it authenticates its caller
+     * another way (the signed checkout webhook): the per-address cap meant for anonymous callers
+     * does not count it.
+     */
+    ownInflightBound?: boolean;
   }
 }
 
-/** How long a client may take, and how much of the server one address may hold. 0 disables a cap. */
-export interface HttpLimits {
-  /** Request line and headers must arrive within this (Node's headersTimeout). */
-  headersTimeoutMs: number;
-  /** The body of an ordinary request (JSON, at most 1 MiB) must arrive within this. */
-  bodyTimeoutMs: number;
-  /** The whole of any request, uploads included, must arrive within this (Node's requestTimeout). */
-  requestTimeoutMs: number;
-  /** A connection with no traffic for this long is closed. */
-  idleTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. */
-  keepAliveTimeoutMs: number;
-  /** Open connections per client address. */
-  maxConnectionsPerIp: number;
-  /** Requests in progress per client address on the public (unauthenticated) API routes. */
-  publicInflightPerIp: number;
-}
-
-export const DEFAULT_HTTP_LIMITS: HttpLimits = {
-  headersTimeoutMs: 10_000,
-  bodyTimeoutMs: 30_000,
-  requestTimeoutMs: 300_000,
-  idleTimeoutMs: 60_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnectionsPerIp: 128,
-  publicInflightPerIp: 32,
-};
+// The settings live apart from the server code, so configuration (and every CLI command) loads without the HTTP stack.
+export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limit-settings.js';
 
 /**
  * The HTTP server with the timeouts Node enforces itself. Node checks the header and request
@@ -101,7 +83,7 @@ export function registerHttpLimits(app: FastifyInstance, limits: HttpLimits): vo
       // Injected requests (tests, tools) have no real socket to close.
       if (!socket || socket.destroyed || typeof socket.destroy !== 'function') return;
       request.log.info({ timeoutMs: timeout }, 'request body not received in time; closing the connection');
-      if (socket.writable) socket.write(problemResponse(CommonErrors.REQUEST_TIMEOUT, `The request body was not received within ${timeout / 1000} s`));
+      if (socket.writable) socket.write(problemResponse(CommonErrors.REQUEST_TIMEOUT, `The request body was not received within ${timeout / 1000} s`, problemTypeBase(request.server)));
       socket.destroy();
     }, timeout);
     timer.unref();
@@ -126,7 +108,7 @@ export function registerHttpLimits(app: FastifyInstance, limits: HttpLimits): vo
     };
     app.addHook('onRequest', async (request, reply) => {
       const policy = request.routeOptions.config?.policy;
-      if (policy?.auth !== 'public' || !request.url.startsWith('/api/')) return;
+      if (policy?.auth !== 'public' || request.routeOptions.config?.ownInflightBound === true || !request.url.startsWith('/api/')) return;
       const count = (inflight.get(request.ip) ?? 0) + 1;
       if (count > limits.publicInflightPerIp) {
         throw new AppError(CommonErrors.RATE_LIMITED, `At most ${limits.publicInflightPerIp} requests in progress per client address`, {

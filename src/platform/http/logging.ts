@@ -1,45 +1,39 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stdSerializers } from 'pino';
+import { noteRoute, redactText, redactUrl } from '../logging/redact.js';
 
-// Query parameters whose values can be personal data (a searched e-mail address or name):
-// their values never reach the log.
-const PERSONAL_PARAMS = /^(search|email|q|name|firstname|lastname|token)$/i;
+export { redactUrl } from '../logging/redact.js';
 
-// Path segments that are credentials (invitation tokens): never written to the log.
-const SECRET_PATHS = /^(\/api\/partner-portal\/programs\/invitations\/(?!accept(?:[/?]|$))|\/api\/payouts\/sandbox\/onboarding\/)[^/?]+/;
-
-/** The request URL with the values of personal query parameters, and credentials in the path, replaced by `[redacted]`. */
-export function redactUrl(rawUrl: string): string {
-  const url = rawUrl.replace(SECRET_PATHS, '$1[redacted]');
-  const mark = url.indexOf('?');
-  if (mark < 0) return url;
-  const params = url
-    .slice(mark + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {
-        // keep the raw name
-      }
-      return eq >= 0 && PERSONAL_PARAMS.test(decoded.replace(/[_-]/g, '')) ? `${name}=[redacted]` : pair;
-    });
-  return `${url.slice(0, mark)}?${params.join('&')}`;
+/** Teaches the redaction every route as it is registered (call before any route is). */
+export function registerLogRedaction(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => noteRoute(route.url));
 }
 
-/** Pino options for the service: JSON lines, credentials and personal query values redacted. */
+/** An error as pino serialises it, with credentials in its message and stack redacted. */
+function redactedError(error: unknown): unknown {
+  const serialised = stdSerializers.err(error as Error) as unknown;
+  if (!serialised || typeof serialised !== 'object') return typeof serialised === 'string' ? redactText(serialised) : serialised;
+  const out: Record<string, unknown> = { ...(serialised as Record<string, unknown>) };
+  for (const key of ['message', 'stack']) if (typeof out[key] === 'string') out[key] = redactText(out[key] as string);
+  return out;
+}
+
+/** Pino options for the service: JSON lines; credentials and personal query values redacted (see platform/logging/redact.ts). */
 export function loggerOptions(level: string) {
   return {
     level,
     redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-product-key"]', 'req.headers["idempotency-key"]'],
+    hooks: {
+      // Messages are written by people and may quote a URL.
+      logMethod(this: unknown, args: unknown[], method: (...a: unknown[]) => void) {
+        method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a) : a)));
+      },
+    },
     serializers: {
       req(request: FastifyRequest) {
         return {
           method: request.method,
-          url: redactUrl(request.url),
+          url: redactUrl(request.url, request.routeOptions?.url),
           host: request.host,
           remoteAddress: request.ip,
         };
@@ -47,7 +41,7 @@ export function loggerOptions(level: string) {
       res(reply: FastifyReply) {
         return { statusCode: reply.statusCode };
       },
-      err: stdSerializers.err,
+      err: redactedError,
     },
   };
 }

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/database.js';
-import { queueDepth } from '../jobs/jobs.repo.js';
 import type { JobRunner } from '../jobs/runner.js';
+import { TEXT_LIMITS, Text } from './bounded.js';
 import { AppError, CommonErrors } from './errors.js';
 
 declare module 'fastify' {
@@ -51,7 +51,7 @@ export class ServiceMetrics {
         },
       });
     }
-    const db = options.db;
+    const runner = options.runner;
     new Gauge({
       name: 'patchbay_jobs_queue_depth',
       help: 'Jobs waiting (queued) or running, by kind',
@@ -59,7 +59,7 @@ export class ServiceMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const row of await queueDepth(db)) this.set({ kind: row.kind, state: row.state }, row.n);
+        for (const row of await runner.queueDepth()) this.set({ kind: row.kind, state: row.state }, row.n);
       },
     });
     options.runner.onOutcome((kind, outcome, durationMs) => {
@@ -94,7 +94,7 @@ export function registerMetrics(app: FastifyInstance, metrics: ServiceMetrics, t
         tags: ['health'],
         summary: 'Prometheus metrics',
         description: 'Request counts and latency by route and status, database pool, job queue depth and outcomes, licensing outcomes by code. With METRICS_TOKEN set, send it as a bearer token.',
-        headers: Type.Object({ authorization: Type.Optional(Type.String()) }),
+        headers: Type.Object({ authorization: Type.Optional(Text(TEXT_LIMITS.header)) }),
         response: { 200: Type.String({ description: 'text/plain; version=0.0.4' }) },
       },
     },

@@ -86,11 +86,11 @@ const EXAMPLE_CODES: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 } as Record<number, ErrorCode>;
 
-function problemExample(status: number): Json {
+function problemExample(status: number, typeBase: string): Json {
   const code = EXAMPLE_CODES[status] ?? [...errorCatalogue()].filter(([, spec]) => spec.status === status).map(([c]) => c).sort()[0];
   if (!code) return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail: STATUS_CODES[status] ?? 'Error', code: 'INTERNAL', requestId: '7f9c2ba4-e88f-4a1d-8a4b-2f1c9f0a5b11' };
   const spec = errorCatalogue().get(code)!;
-  return problemBody(code, spec.title, '7f9c2ba4-e88f-4a1d-8a4b-2f1c9f0a5b11') as Json;
+  return problemBody(code, spec.title, '7f9c2ba4-e88f-4a1d-8a4b-2f1c9f0a5b11', {}, typeBase) as Json;
 }
 
 const DESCRIPTIONS: Record<string, string> = {
@@ -110,14 +110,14 @@ const DESCRIPTIONS: Record<string, string> = {
 /** `#/components/responses/NotFound`, … : one shared problem answer per status. */
 const responseName = (status: number) => (STATUS_CODES[status] ?? `Status ${status}`).replace(/[^A-Za-z0-9 ]/g, '').replace(/(?:^|\s)(\w)/g, (_m, c: string) => c.toUpperCase());
 
-function problemResponse(status: number): Response {
+function problemResponse(status: number, typeBase: string): Response {
   const headers: Record<string, Obj> = { 'X-Request-Id': header('RequestId') };
   if (status === 429) headers['Retry-After'] = { ...HEADERS.RetryAfter, required: true };
   else if (status === 503 || status === 409) headers['Retry-After'] = header('RetryAfter');
   return {
     description: DESCRIPTIONS[String(status)] ?? `${STATUS_CODES[status] ?? 'Error'} (\`code\` says why)`,
     headers,
-    content: { [PROBLEM_MEDIA]: { schema: { $ref: PROBLEM }, example: problemExample(status) } },
+    content: { [PROBLEM_MEDIA]: { schema: { $ref: PROBLEM }, example: problemExample(status, typeBase) } },
   };
 }
 
@@ -214,7 +214,7 @@ export function finishDocument(doc: OpenApiDocument, options: FinishOptions): Op
         const own = response.description && response.description !== PROBLEM_DESCRIPTION ? response.description : null;
         const name = responseName(code);
         shared.set(code, name);
-        responses[status] = own ? { ...problemResponse(code), description: own } : ({ $ref: `#/components/responses/${name}` } as unknown as Response);
+        responses[status] = own ? { ...problemResponse(code, options.publicBaseUrl), description: own } : ({ $ref: `#/components/responses/${name}` } as unknown as Response);
         continue;
       }
       if (response.description === 'Default Response') response.description = STATUS_CODES[code] ?? 'Answer';
@@ -242,7 +242,7 @@ export function finishDocument(doc: OpenApiDocument, options: FinishOptions): Op
       parameter.example = exampleFor(parameter.schema, resolver(doc), String(parameter.name));
     }
   }
-  const responses = [...shared].sort(([a], [b]) => a - b).map(([status, name]) => [name, problemResponse(status)]);
+  const responses = [...shared].sort(([a], [b]) => a - b).map(([status, name]) => [name, problemResponse(status, options.publicBaseUrl)]);
   doc.components.responses = { ...Object.fromEntries(responses), ...(doc.components.responses as Obj | undefined) };
   return doc;
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { PERMISSIONS } from '../auth/permissions.js';
 import type { RoutePolicy } from '../auth/policy.js';
 import { finishDocument, type OpenApiDocument } from './openapi-document.js';
+import { isLimitHook } from './rate-limits.js';
 
 export type { OpenApiDocument } from './openapi-document.js';
 
@@ -25,7 +26,17 @@ function describePolicy(policy: RoutePolicy | undefined): string {
   if (policy.auth === 'recipient') {
     return 'Partner portal: a recipient session (the `patchbay_partner_session` cookie, or `Authorization: Bearer pps_…`); a developer JWT is refused with 401.';
   }
-  const parts = ['Bearer JWT; workspace and product scope apply.'];
+  if (policy.auth === 'developer') {
+    return 'Console session: the `patchbay_developer_session` cookie, or `Authorization: Bearer pds_…`; JWTs and API tokens are refused with 401.';
+  }
+  if (policy.auth === 'customer') {
+    return "Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.";
+  }
+  const parts = [
+    policy.apiTokens === false
+      ? 'Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply.'
+      : 'Bearer JWT, a console session or an API token; workspace and product scope apply.',
+  ];
   if (policy.permission) parts.push(`Requires \`${policy.permission}\`.`);
   if (policy.recordPermission) parts.push(`Requires \`${policy.recordPermission}\` on a record the caller can see (otherwise 404).`);
   if (policy.allProducts) parts.push('Requires all-products workspace access.');
@@ -98,6 +109,11 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Developer access token (workspace member)' },
           recipientSession: { type: 'apiKey', in: 'cookie', name: 'patchbay_partner_session', description: 'Partner portal session (browser)' },
           recipientBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'pps_ session token', description: 'Partner portal session (non-browser clients)' },
+          developerSession: { type: 'apiKey', in: 'cookie', name: 'patchbay_developer_session', description: 'Console session (browser), opened with an e-mailed sign-in link' },
+          developerSessionBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'pds_ session token', description: 'Console session (non-browser clients)' },
+          apiToken: { type: 'http', scheme: 'bearer', bearerFormat: 'pat_ API token', description: 'API token of a workspace member, for scripts (acts as that member, in one workspace)' },
+          customerSession: { type: 'apiKey', in: 'cookie', name: 'patchbay_customer_session', description: "Customer portal session (browser): a buyer of one workspace, opened with an e-mailed sign-in link" },
+          customerBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'pcs_ session token', description: 'Customer portal session (non-browser clients)' },
         },
       },
     },
@@ -111,14 +127,23 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       const base = typeof transformed.description === 'string' ? `${transformed.description}\n\n` : '';
       transformed.description = base + describePolicy(policy);
       if (policy?.auth === 'account') {
-        transformed.security = [{ bearer: [] }];
+        transformed.security = [{ bearer: [] }, { developerSession: [] }, { developerSessionBearer: [] }, ...(policy.apiTokens === false ? [] : [{ apiToken: [] }])];
         if (policy.permission || policy.recordPermission) {
           transformed['x-permission'] = policy.permission ?? policy.recordPermission;
         }
       } else if (policy?.auth === 'recipient') {
         transformed.security = [{ recipientSession: [] }, { recipientBearer: [] }];
+      } else if (policy?.auth === 'developer') {
+        transformed.security = [{ developerSession: [] }, { developerSessionBearer: [] }];
+      } else if (policy?.auth === 'customer') {
+        transformed.security = [{ customerSession: [] }, { customerBearer: [] }];
       } else {
         transformed.security = [];
+      }
+      // A route behind a rate limit answers 429 RATE_LIMITED (with Retry-After), declared or not.
+      if ([route.onRequest, route.preHandler].flat().some(isLimitHook)) {
+        const declared = (transformed.response ?? {}) as Record<string, unknown>;
+        transformed.response = { ...declared, 429: declared['429'] ?? { $ref: 'Problem' } };
       }
       const responses = transformed.response as Record<string, Record<string, unknown>> | undefined;
       for (const response of Object.values(responses ?? {})) {

@@ -33,10 +33,15 @@ export async function registerRateLimits(app: FastifyInstance, store: RateLimitS
   });
 }
 
+const limitHooks = new WeakSet<object>();
+
+/** Whether a route hook is one of `enforceLimits`: the OpenAPI document gives such a route its 429. */
+export const isLimitHook = (hook: unknown): boolean => typeof hook === 'function' && limitHooks.has(hook);
+
 /** A hook that refuses the request with 429 RATE_LIMITED and Retry-After when any limiter is exceeded. */
 export function enforceLimits(app: FastifyInstance, limits: Array<{ max: number; windowMs: number; key: (req: FastifyRequest) => string }>) {
   const limiters = limits.map((l) => app.createRateLimit({ max: l.max, timeWindow: l.windowMs, keyGenerator: l.key }));
-  return async (request: FastifyRequest) => {
+  const hook = async (request: FastifyRequest) => {
     for (const limiter of limiters) {
       const result = await limiter(request);
       if (result.isExceeded) {
@@ -46,4 +51,6 @@ export function enforceLimits(app: FastifyInstance, limits: Array<{ max: number;
       }
     }
   };
+  limitHooks.add(hook);
+  return hook;
 }

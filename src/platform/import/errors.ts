@@ -1,12 +1,12 @@
 import { defineErrors, type CodesOf, type ErrorSpec } from '../http/errors.js';
 
 const importErrorsSpecs = {
-  IMPORT_EMPTY: { status: 400, title: 'The import contains no rows' },
-  IMPORT_TOO_LARGE: { status: 413, title: 'The import exceeds the row or size limit' },
-  IMPORT_REJECTED: { status: 422, title: 'No row of the import could be accepted' },
-  INVALID_CSV: { status: 400, title: 'The uploaded file is not valid CSV' },
-  INVALID_PRODUCT_MAPPING: { status: 400, title: 'productMappings is invalid' },
-  CREDENTIALS_NOT_ALLOWED: { status: 400, title: 'productMappings must not contain credentials' },
+  IMPORT_EMPTY: { status: 400, title: 'The import contains no rows', description: 'the import has no rows' },
+  IMPORT_TOO_LARGE: { status: 413, title: 'The import exceeds the row or size limit', description: 'more than 100,000 rows or 32 MiB in one import' },
+  IMPORT_REJECTED: { status: 422, title: 'No row of the import could be accepted', description: 'no row of an import was valid; nothing was written; `errors` lists the rows' },
+  INVALID_CSV: { status: 400, title: 'The uploaded file is not valid CSV', description: 'the uploaded file is not parseable CSV' },
+  INVALID_PRODUCT_MAPPING: { status: 400, title: 'productMappings is invalid', description: '`productMappings` is not an object of product ids the caller can access' },
+  CREDENTIALS_NOT_ALLOWED: { status: 400, title: 'productMappings must not contain credentials', description: '`productMappings` holds a credential-like key (password, secret, token, apiKey, …)' },
 } as const satisfies Record<string, ErrorSpec>;
 export const ImportErrors = defineErrors(importErrorsSpecs);
 

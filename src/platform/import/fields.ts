@@ -2,6 +2,7 @@
  * Field readers for import rows. JSON rows carry typed values; CSV rows carry
  * text. Each reader accepts both and reports a stable error code.
  */
+import { textLength } from '../http/text-hygiene.js';
 import type { RowError, RowErrorCode } from './errors.js';
 
 export type FieldResult<T> = { ok: true; value: T } | { ok: false; code: RowErrorCode; message: string };
@@ -28,7 +29,7 @@ export function readOptionalText(value: unknown, name: string, maxLength: number
   if (isBlank(value)) return ok(null);
   if (typeof value !== 'string') return fail('INVALID_TYPE', `${name} must be a string`);
   const text = value.trim();
-  if (text.length > maxLength) return fail('TOO_LONG', `${name} must be at most ${maxLength} characters`);
+  if (textLength(text) > maxLength) return fail('TOO_LONG', `${name} must be at most ${maxLength} characters`);
   return ok(text);
 }
 

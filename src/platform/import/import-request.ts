@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import { CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords, TruncatedInputError } from '../csv/stream.js';
+import { CsvEncodingError, CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords, TruncatedInputError } from '../csv/stream.js';
 import { AppError, CommonErrors } from '../http/errors.js';
-import { findIllFormedText } from '../http/text-hygiene.js';
+import { findIllFormedText, TextErrors } from '../http/text-hygiene.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportErrors } from './errors.js';
+import { mapYielding } from './yielding-json.js';
 
 /**
  * Multipart bodies are consumed by the handler as a stream; give the schema
@@ -19,11 +20,19 @@ export interface RawImport {
   source: 'json' | 'csv';
 }
 
-function normaliseKeys(row: unknown): Record<string, unknown> {
-  if (row === null || typeof row !== 'object' || Array.isArray(row)) return { __invalid: row };
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) out[normaliseHeader(key)] = value;
-  return out;
+/** Rows repeat their keys: each distinct key is normalised once per import. */
+function keyNormaliser() {
+  const seen = new Map<string, string>();
+  return (row: unknown): Record<string, unknown> => {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) return { __invalid: row };
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) {
+      let name = seen.get(key);
+      if (name === undefined) seen.set(key, (name = normaliseHeader(key)));
+      out[name] = value;
+    }
+    return out;
+  };
 }
 
 const tooLarge = () =>
@@ -44,7 +53,7 @@ export async function readImportRequest(request: FastifyRequest, arrayField: str
       });
     }
     if (rows.length > IMPORT_MAX_ROWS) throw tooLarge();
-    return { rows: rows.map(normaliseKeys), productMappings: body.productMappings, source: 'json' };
+    return { rows: await mapYielding(rows, keyNormaliser()), productMappings: body.productMappings, source: 'json' };
   }
 
   let rows: Array<Record<string, unknown>> | undefined;
@@ -61,6 +70,11 @@ export async function readImportRequest(request: FastifyRequest, arrayField: str
       } catch (error) {
         if (error instanceof CsvTooManyRowsError) throw tooLarge();
         if (error instanceof TruncatedInputError) throw new AppError(CommonErrors.MALFORMED_MULTIPART, error.message);
+        if (error instanceof CsvEncodingError) {
+          throw new AppError(TextErrors.INVALID_UTF8, error.message, {
+            body: { row: error.row, ...(error.line === undefined ? {} : { line: error.line }), ...(error.column === undefined ? {} : { column: error.column }) },
+          });
+        }
         if (error instanceof CsvFormatError) {
           throw new AppError(ImportErrors.INVALID_CSV, error.message, {
             body: { ...(error.line === undefined ? {} : { line: error.line }), ...(error.column === undefined ? {} : { column: error.column }) },
@@ -70,6 +84,12 @@ export async function readImportRequest(request: FastifyRequest, arrayField: str
       }
       if (part.file.truncated) throw tooLarge();
     } else if (part.fieldname === 'productMappings') {
+      // The form parser decodes text fields itself, putting U+FFFD where bytes are not UTF-8; the
+      // bytes are gone by then, so a field holding U+FFFD is refused rather than read as it came.
+      if (String(part.value).includes('\uFFFD')) {
+        const error = { path: 'body/productMappings', message: 'contains bytes that are not UTF-8 (or U+FFFD, which stands for them)' };
+        throw new AppError(TextErrors.INVALID_UTF8, `${error.path} ${error.message}`, { errors: [error] });
+      }
       try {
         productMappings = JSON.parse(String(part.value));
       } catch {

@@ -1,24 +1,40 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireScope, scopeOfMember } from '../auth/policy.js';
+import { scopeOfMember } from '../auth/policy.js';
 import type { Permission } from '../auth/permissions.js';
 import { hasPermission, type Scope } from '../auth/scope.js';
 import type { Database, Db } from '../db/database.js';
 import type { ImportKind } from '../db/schema.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction, type Tx } from '../db/transaction.js';
 import { AppError } from '../http/errors.js';
 import { claimIdempotencyKey } from '../http/idempotency.js';
-import { enqueueJob } from '../jobs/jobs.repo.js';
-import { PermanentJobError, type JobRunner } from '../jobs/runner.js';
+import { Type } from '@sinclair/typebox';
+import { defineJob } from '../jobs/define-job.js';
+import { PermanentJobError } from '../jobs/runner.js';
 import { ImportErrors, type RowError } from './errors.js';
 import { readImportRequest, type RawImport } from './import-request.js';
+import { parseJsonYielding } from '../http/json-body.js';
 import * as repo from './imports.repo.js';
+import { jsonPieces, stringifyYielding } from './yielding-json.js';
 
 /** The answer of an import that ran: every row accepted (201) or some (207). No valid row throws 422 IMPORT_REJECTED. */
 export interface ImportOutcome {
   status: 201 | 207;
   body: { success: boolean; importedCount: number; insertedCount: number; failedCount: number; errors: RowError[] };
 }
+
+/** How a queued import ended, for whoever is told in the transaction that records it (webhooks' import.finished). */
+export interface ImportFinished {
+  importId: number;
+  workspaceId: number;
+  kind: ImportKind;
+  state: 'succeeded' | 'failed';
+  importedCount: number;
+  insertedCount: number;
+  failedCount: number | null;
+  failure: string | null;
+}
+export type ImportFinishedListener = (tx: Tx, finished: ImportFinished) => Promise<void>;
 
 /** Told how many rows are written so far, after each batch. */
 export type ProgressReporter = (processedRows: number) => void;
@@ -33,9 +49,25 @@ export interface ImportDefinition {
   run(db: Db, scope: Scope, input: RawImport, progress: ProgressReporter): Promise<ImportOutcome>;
 }
 
-export const IMPORT_JOB = 'import.run';
+/**
+ * An import that runs after its 202 answer. Its handler is registered by the imports module
+ * (`modules/imports/imports.jobs.ts`); the flow it runs is this file's `runQueued`. Its lease comes
+ * from configuration (IMPORT_JOB_LEASE_SECONDS) at registration.
+ */
+export const ImportJob = defineJob('import.run', Type.Object({ importId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }), {
+  maxAttempts: 3,
+  // An import that failed on the database is tried again soon; it committed nothing.
+  backoffMs: (attempt) => 5_000 * attempt,
+});
 /** Imports with more rows than this run as jobs (202) unless configured otherwise. */
 export const DEFAULT_ASYNC_IMPORT_THRESHOLD = 10_000;
+
+/** sha256 of JSON.stringify([source, rows, productMappings]), taken in pieces (an import may be 32 MiB). */
+async function contentDigest(input: RawImport): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const piece of jsonPieces([input.source, input.rows, input.productMappings ?? null])) hash.update(piece);
+  return hash.digest('hex');
+}
 
 const wantsAsync = (request: FastifyRequest) => /(^|[,\s])respond-async\b/i.test(String(request.headers.prefer ?? ''));
 
@@ -52,26 +84,45 @@ export class ImportRunner {
 
   constructor(
     private readonly database: Database,
-    private readonly options: { asyncThreshold: number; leaseSeconds: number },
+    private readonly options: { asyncThreshold: number; leaseSeconds: number; onFinished?: ImportFinishedListener },
   ) {}
+
+  /** Records how a queued import ended, and tells the listener (the webhooks) in the same transaction. */
+  private finish(record: { id: number; workspace_id: number; kind: ImportKind }, outcome: { body: ImportOutcome['body'] } | { failure: string; errors?: RowError[]; failedCount?: number | null }) {
+    return inTransaction(this.database.db, async (tx) => {
+      if ('body' in outcome) await repo.markSucceeded(tx, record.id, outcome.body);
+      else await repo.markFailed(tx, record.id, outcome);
+      await this.options.onFinished?.(tx, {
+        importId: record.id,
+        workspaceId: record.workspace_id,
+        kind: record.kind,
+        state: 'body' in outcome ? 'succeeded' : 'failed',
+        importedCount: 'body' in outcome ? outcome.body.importedCount : 0,
+        insertedCount: 'body' in outcome ? outcome.body.insertedCount : 0,
+        failedCount: 'body' in outcome ? outcome.body.failedCount : (outcome.failedCount ?? null),
+        failure: 'body' in outcome ? null : outcome.failure,
+      });
+    });
+  }
 
   define(definition: ImportDefinition): void {
     this.definitions.set(definition.kind, definition);
   }
 
-  async handle(request: FastifyRequest, reply: FastifyReply, kind: ImportKind): Promise<FastifyReply> {
+  /** Answers an import route for the caller its policy admitted (`importExportRoutes` declares them). */
+  async handle(request: FastifyRequest, reply: FastifyReply, scope: Scope, kind: ImportKind): Promise<FastifyReply> {
     const definition = this.definitions.get(kind)!;
-    const scope = requireScope(request);
     const input = await readImportRequest(request, definition.arrayField);
     // An upload's key is checked against its content (the multipart framing differs per request).
-    const digest = createHash('sha256').update(JSON.stringify([input.source, input.rows, input.productMappings ?? null])).digest('hex');
+    const digest = await contentDigest(input);
     if ((await claimIdempotencyKey(request, reply, digest)) === 'replayed') return reply;
 
     if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
     if (input.rows.length > this.options.asyncThreshold || wantsAsync(request)) {
+      const stored = await stringifyYielding(input);
       const record = await inTransaction(this.database.db, async (tx) => {
-        const created = await repo.createImport(tx, scope, kind, input);
-        await enqueueJob(tx, { kind: IMPORT_JOB, workspaceId: scope.workspaceId, payload: { importId: created.id }, maxAttempts: 3 });
+        const created = await repo.createImport(tx, scope, kind, input.source, input.rows.length, stored);
+        await ImportJob.enqueue(tx, { importId: created.id }, { workspaceId: scope.workspaceId });
         return created;
       });
       reply.header('location', `/api/developer/imports/${record.id}`);
@@ -86,15 +137,13 @@ export class ImportRunner {
     return repo.toResource(record, this.progress);
   }
 
-  registerJobs(runner: JobRunner): void {
-    runner.register(IMPORT_JOB, (job) => this.runJob(Number((job.payload as { importId?: unknown }).importId), job.attempt >= job.maxAttempts), {
-      leaseSeconds: this.options.leaseSeconds,
-      // An import that failed on the database is tried again soon; it committed nothing.
-      backoffMs: (attempt) => 5_000 * attempt,
-    });
+  /** The lease of an import job (IMPORT_JOB_LEASE_SECONDS), renewed while it runs. */
+  get leaseSeconds(): number {
+    return this.options.leaseSeconds;
   }
 
-  private async runJob(importId: number, lastAttempt: boolean): Promise<unknown> {
+  /** Runs a queued import (the import job's handler calls this); `lastAttempt` marks it failed if it throws. */
+  async runQueued(importId: number, lastAttempt: boolean): Promise<unknown> {
     const db = this.database.db;
     const record = await repo.findForJob(db, importId);
     if (!record) throw new PermanentJobError(`import ${importId} does not exist`);
@@ -104,10 +153,10 @@ export class ImportRunner {
     // The member's access now, not when they sent the file: a revoked member's import does not run.
     const scope = await scopeOfMember(db, record.account_id, record.workspace_id);
     if (!scope || !hasPermission(scope, definition.permission)) {
-      await repo.markFailed(db, importId, { failure: 'The member who started this import no longer has the permission to import' });
+      await this.finish(record, { failure: 'The member who started this import no longer has the permission to import' });
       return { failed: 'permission' };
     }
-    const input = record.input as RawImport;
+    const input = (await parseJsonYielding(record.input ?? 'null')) as RawImport;
     let lastWrite = 0;
     const report: ProgressReporter = (processed) => {
       this.progress.set(importId, processed);
@@ -120,16 +169,16 @@ export class ImportRunner {
     };
     try {
       const outcome = await definition.run(db, scope, input, report);
-      await repo.markSucceeded(db, importId, outcome.body);
-      return { importedCount: outcome.body.importedCount };
+      await this.finish(record, { body: outcome.body });
+        return { importedCount: outcome.body.importedCount };
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {
         // The file's fault (no valid row, a bad mapping): nothing was written; retrying changes nothing.
         const body = error.extra.body as Partial<ImportOutcome['body']> | undefined;
-        await repo.markFailed(db, importId, { failure: error.message, errors: (error.extra.errors as RowError[] | undefined) ?? [], failedCount: body?.failedCount ?? null });
+        await this.finish(record, { failure: error.message, errors: (error.extra.errors as RowError[] | undefined) ?? [], failedCount: body?.failedCount ?? null });
         return { failed: error.code };
       }
-      if (lastAttempt) await repo.markFailed(db, importId, { failure: 'The import failed on the server; nothing was written. Send it again.' }).catch(() => undefined);
+      if (lastAttempt) await this.finish(record, { failure: 'The import failed on the server; nothing was written. Send it again.' }).catch(() => undefined);
       else await repo.markQueued(db, importId).catch(() => undefined);
       throw error;
     } finally {

@@ -28,16 +28,17 @@ const COLUMNS = [
   'errors', 'failure', 'created_at', 'started_at', 'finished_at',
 ] as const;
 
-export async function createImport(tx: Tx, scope: Scope, kind: ImportKind, input: RawImport): Promise<ImportRecord> {
+/** `input` is the RawImport as JSON text (serialised by the caller without blocking). */
+export async function createImport(tx: Tx, scope: Scope, kind: ImportKind, source: RawImport['source'], totalRows: number, input: string): Promise<ImportRecord> {
   return tx
     .insertInto('imports')
     .values({
       workspace_id: scope.workspaceId,
       account_id: scope.accountId,
       kind,
-      source: input.source,
-      total_rows: input.rows.length,
-      input: JSON.stringify(input),
+      source,
+      total_rows: totalRows,
+      input,
     })
     .returning(COLUMNS)
     .executeTakeFirstOrThrow() as Promise<ImportRecord>;
@@ -50,9 +51,16 @@ export async function findImport(db: Executor, scope: Scope, id: number): Promis
   >;
 }
 
-/** For the job that runs it: the record with its rows. */
+/**
+ * For the job that runs it: the record with its rows as JSON text, which the caller parses without
+ * blocking (as a jsonb value, tens of megabytes would be decoded into objects in one piece).
+ */
 export async function findForJob(db: Executor, id: number) {
-  return db.selectFrom('imports').where('id', '=', id).select([...COLUMNS, 'input']).executeTakeFirst() as Promise<(ImportRecord & { input: unknown }) | undefined>;
+  return db
+    .selectFrom('imports')
+    .where('id', '=', id)
+    .select([...COLUMNS, sql<string | null>`input::text`.as('input')])
+    .executeTakeFirst() as Promise<(ImportRecord & { input: string | null }) | undefined>;
 }
 
 export async function markRunning(db: Executor, id: number): Promise<void> {

@@ -26,7 +26,8 @@ export interface ClaimedJob {
 
 /**
  * Enqueues jobs in the caller's transaction: they exist only if the change that caused them
- * commits, and the runners of this process are woken right after that commit.
+ * commits, and the runners of this process are woken right after that commit. Only job
+ * definitions call this (`SomeJob.enqueue`), after checking the payload.
  */
 export async function enqueueJobs(tx: Tx, jobs: NewJob[]): Promise<number[]> {
   if (jobs.length === 0) return [];
@@ -49,7 +50,19 @@ export async function enqueueJobs(tx: Tx, jobs: NewJob[]): Promise<number[]> {
   return rows.map((r) => Number(r.id));
 }
 
-export const enqueueJob = async (tx: Tx, job: NewJob): Promise<number> => (await enqueueJobs(tx, [job]))[0]!;
+/** Whether a job of this kind is waiting or running in this process's queue. */
+export async function pendingJobExists(db: Executor, kind: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.lit(1).as('one'))
+    .where('queue', '=', jobQueueName())
+    .where('kind', '=', kind)
+    .where('state', 'in', ['queued', 'running'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 
 /**
  * Claims up to `limit` jobs of the given kinds for `worker`: due queued jobs, and running jobs
@@ -78,11 +91,19 @@ export async function claimJobs(db: Executor, worker: string, leases: Map<string
   return result.rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
 }
 
-/** Records success: only the worker that holds the lease may finish the job. */
-export async function completeJob(db: Executor, id: number, worker: string, result: unknown): Promise<boolean> {
+/** Records success: only the worker that holds the lease may finish the job. `purge` empties its payload. */
+export async function completeJob(db: Executor, id: number, worker: string, result: unknown, purge = false): Promise<boolean> {
   const updated = await db
     .updateTable('jobs')
-    .set({ state: 'succeeded', result: result === undefined ? null : JSON.stringify(result), lease_until: null, finished_at: new Date(), updated_at: new Date(), last_error: null })
+    .set({
+      state: 'succeeded',
+      result: result === undefined ? null : JSON.stringify(result),
+      lease_until: null,
+      finished_at: new Date(),
+      updated_at: new Date(),
+      last_error: null,
+      ...(purge ? { payload: '{}' } : {}),
+    })
     .where('id', '=', id)
     .where('state', '=', 'running')
     .where('locked_by', '=', worker)
@@ -90,8 +111,8 @@ export async function completeJob(db: Executor, id: number, worker: string, resu
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** Records a failed attempt: again at `retryAt`, or given up when it is null. */
-export async function failJob(db: Executor, id: number, worker: string, error: string, retryAt: Date | null): Promise<void> {
+/** Records a failed attempt: again at `retryAt`, or given up when it is null (and then, with `purge`, its payload emptied). */
+export async function failJob(db: Executor, id: number, worker: string, error: string, retryAt: Date | null, purge = false): Promise<void> {
   await db
     .updateTable('jobs')
     .set({
@@ -99,7 +120,7 @@ export async function failJob(db: Executor, id: number, worker: string, error: s
       last_error: error.slice(0, 2000),
       lease_until: null,
       updated_at: new Date(),
-      ...(retryAt ? { run_after: retryAt } : { finished_at: new Date() }),
+      ...(retryAt ? { run_after: retryAt } : { finished_at: new Date(), ...(purge ? { payload: '{}' } : {}) }),
     })
     .where('id', '=', id)
     .where('state', '=', 'running')
@@ -131,8 +152,4 @@ export async function queueDepth(db: Executor): Promise<Array<{ kind: string; st
 export async function deleteFinishedJobs(db: Executor, days: number): Promise<number> {
   const result = await sql`delete from jobs where state in ('succeeded', 'failed') and finished_at < now() - make_interval(days => ${days})`.execute(db);
   return Number(result.numAffectedRows ?? 0);
-}
-
-export async function findJob(db: Executor, id: number) {
-  return db.selectFrom('jobs').where('id', '=', id).selectAll().executeTakeFirst();
 }

@@ -1,30 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
+import { redactText } from '../logging/redact.js';
+import type { JobDefinition, JobOptions } from './define-job.js';
 import * as repo from './jobs.repo.js';
 import { onJobsEnqueued } from './queue.js';
 
-export interface JobContext {
+export interface JobContext<P = unknown> {
   id: number;
   kind: string;
   workspaceId: number | null;
-  payload: unknown;
+  /** Checked against the definition's schema before the handler runs. */
+  payload: P;
   /** 1 for the first run; a job whose worker died is run again with the next number. */
   attempt: number;
   maxAttempts: number;
 }
 
-export type JobHandler = (job: JobContext) => Promise<unknown>;
+export type JobHandler<P = unknown> = (job: JobContext<P>) => Promise<unknown>;
 
-export interface HandlerOptions {
-  /** Seconds a claim lasts; the runner renews it while the handler runs. Default 300. */
-  leaseSeconds?: number;
-  /** Delay before attempt n+1 after attempt n failed. Default 1, 2, 4, 8… minutes, at most one hour. */
-  backoffMs?: (attempt: number) => number;
-}
+/** What a handler's registration may set from configuration (an import's lease), over the definition's options. */
+export type HandlerOptions = Pick<JobOptions, 'leaseSeconds' | 'backoffMs'>;
+
+type RunOptions = Required<Pick<JobOptions, 'leaseSeconds' | 'backoffMs' | 'purgePayload'>>;
 
 /** A failure that no retry can fix (bad payload, a record that is gone): the job fails at once. */
 export class PermanentJobError extends Error {}
+
+/** The workspace a workspace-bound job was queued for; a job queued without one fails at once. */
+export function workspaceOf(job: Pick<JobContext, 'kind' | 'workspaceId'>): number {
+  if (job.workspaceId === null) throw new PermanentJobError(`a "${job.kind}" job needs the workspace it was queued for`);
+  return job.workspaceId;
+}
 
 export interface RunnerLogger {
   info(obj: Record<string, unknown>, msg: string): void;
@@ -56,7 +64,7 @@ const defaultBackoff = (attempt: number) => Math.min(60_000 * 2 ** (attempt - 1)
  */
 export class JobRunner {
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly handlers = new Map<string, { run: JobHandler; options: Required<HandlerOptions> }>();
+  private readonly handlers = new Map<string, { definition: JobDefinition; run: JobHandler; options: RunOptions }>();
   private readonly inFlight = new Map<number, { kind: string; done: Promise<void> }>();
   private readonly listeners: JobOutcomeListener[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -80,9 +88,16 @@ export class JobRunner {
     this.retentionDays = options.retentionDays ?? 7;
   }
 
-  register(kind: string, run: JobHandler, options: HandlerOptions = {}): void {
+  /** Runs jobs of `definition` with `run`, which receives the payload typed and already checked against the schema. */
+  handle<S extends TSchema>(definition: JobDefinition<S>, run: JobHandler<Static<S>>, overrides: HandlerOptions = {}): void {
+    const { kind } = definition;
     if (this.handlers.has(kind)) throw new Error(`A handler for job kind "${kind}" is registered twice`);
-    this.handlers.set(kind, { run, options: { leaseSeconds: options.leaseSeconds ?? 300, backoffMs: options.backoffMs ?? defaultBackoff } });
+    const options = { ...definition.options, ...overrides };
+    this.handlers.set(kind, {
+      definition: definition as unknown as JobDefinition,
+      run: run as JobHandler,
+      options: { leaseSeconds: options.leaseSeconds ?? 300, backoffMs: options.backoffMs ?? defaultBackoff, purgePayload: options.purgePayload ?? false },
+    });
   }
 
   /** Housekeeping run about once an hour by each runner (expired records, old finished jobs). */
@@ -96,6 +111,11 @@ export class JobRunner {
 
   get kinds(): string[] {
     return [...this.handlers.keys()];
+  }
+
+  /** Jobs waiting (due or not) and running in this instance's queue, per kind and state (the metrics). */
+  queueDepth(): Promise<Array<{ kind: string; state: string; n: number }>> {
+    return repo.queueDepth(this.db);
   }
 
   start(): void {
@@ -150,11 +170,14 @@ export class JobRunner {
     const started = Date.now();
     if (job.attempts > job.max_attempts) {
       // Claimed again after its worker died on the last allowed attempt.
-      await repo.failJob(this.db, job.id, this.workerId, `gave up after ${job.max_attempts} attempts (the last worker stopped responding)`, null);
+      await repo.failJob(this.db, job.id, this.workerId, `gave up after ${job.max_attempts} attempts (the last worker stopped responding)`, null, handler.options.purgePayload);
       this.emit(job.kind, 'failed', 0);
       return;
     }
     try {
+      // Stored by an older version, or written by hand: no retry can make it match.
+      const stale = handler.definition.mismatch(job.payload);
+      if (stale) throw new PermanentJobError(`the stored payload no longer matches the "${job.kind}" job's schema (${stale})`);
       const result = await handler.run({
         id: job.id,
         kind: job.kind,
@@ -163,14 +186,14 @@ export class JobRunner {
         attempt: job.attempts,
         maxAttempts: job.max_attempts,
       });
-      await repo.completeJob(this.db, job.id, this.workerId, result);
+      await repo.completeJob(this.db, job.id, this.workerId, result, handler.options.purgePayload);
       this.emit(job.kind, 'succeeded', Date.now() - started);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = redactText(error instanceof Error ? error.message : String(error));
       const permanent = error instanceof PermanentJobError;
       const retryAt = permanent || job.attempts >= job.max_attempts ? null : new Date(Date.now() + handler.options.backoffMs(job.attempts));
       this.options.log?.[retryAt ? 'warn' : 'error']({ job: { id: job.id, kind: job.kind, attempt: job.attempts }, err: errorInfo(error) }, retryAt ? 'job failed; will retry' : 'job failed; giving up');
-      await repo.failJob(this.db, job.id, this.workerId, message, retryAt).catch((e: unknown) => this.options.log?.error({ err: errorInfo(e) }, 'could not record a job failure'));
+      await repo.failJob(this.db, job.id, this.workerId, message, retryAt, handler.options.purgePayload).catch((e: unknown) => this.options.log?.error({ err: errorInfo(e) }, 'could not record a job failure'));
       this.emit(job.kind, retryAt ? 'retried' : 'failed', Date.now() - started);
     }
   }
@@ -234,5 +257,5 @@ export class JobRunner {
 
 function errorInfo(error: unknown): Record<string, unknown> {
   const e = error as { message?: unknown; code?: unknown };
-  return { message: typeof e?.message === 'string' ? e.message : String(error), ...(typeof e?.code === 'string' ? { code: e.code } : {}) };
+  return { message: redactText(typeof e?.message === 'string' ? e.message : String(error)), ...(typeof e?.code === 'string' ? { code: e.code } : {}) };
 }

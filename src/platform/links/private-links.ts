@@ -6,7 +6,7 @@ import { AppError, defineErrors, type CodesOf, type ErrorSpec } from '../http/er
 import { errorResponses } from '../http/schemas.js';
 
 const linkErrorSpecs = {
-  LINK_EXPIRED: { status: 410, title: 'This private link has expired' },
+  LINK_EXPIRED: { status: 410, title: 'This private link has expired', description: 'the private link has expired; ask for a new one' },
 } as const satisfies Record<string, ErrorSpec>;
 export const LinkErrors = defineErrors(linkErrorSpecs);
 
@@ -20,7 +20,11 @@ export const LINK_TTL_SECONDS = 300 as const;
 /** What every route that hands out a private link answers (files, plugin packages). */
 export const LinkAnswerSchema = Type.Object(
   {
-    url: Type.String({ description: 'A private link on this service: fetch it within expiresIn seconds and never publish it' }),
+    url: Type.String({
+      format: 'uri',
+      description:
+        'An absolute private link on this service (built from PUBLIC_BASE_URL; `curl -OJ "$url"` works): fetch it within expiresIn seconds and never publish it. Its `signature` is redacted from every log',
+    }),
     filename: Type.String(),
     expiresIn: Type.Literal(LINK_TTL_SECONDS),
   },
@@ -84,16 +88,24 @@ declare module 'fastify' {
 
 export class PrivateLinks {
   private readonly resolvers = new Map<string, LinkResolver>();
-  constructor(readonly signer: LinkSigner) {}
+  private readonly baseUrl: string;
+
+  /** `publicBaseUrl`: where clients reach this service (PUBLIC_BASE_URL); links are absolute URLs under it. */
+  constructor(
+    readonly signer: LinkSigner,
+    publicBaseUrl: string,
+  ) {
+    this.baseUrl = publicBaseUrl.replace(/\/$/, '');
+  }
 
   /** A module serves links of `kind` (files, packages…) with `resolve`. */
   register(kind: string, resolve: LinkResolver): void {
     this.resolvers.set(kind, resolve);
   }
 
-  /** A link for one object, as the API answers it. */
+  /** A link for one object, as the API answers it: absolute, so a client can fetch it as it is. The signature covers the path. */
   linkFor(kind: string, id: string, filename: string): { url: string; filename: string; expiresIn: typeof LINK_TTL_SECONDS } {
-    return { url: this.signer.sign(`/api/private-links/${kind}/${encodeURIComponent(id)}`), filename, expiresIn: LINK_TTL_SECONDS };
+    return { url: this.baseUrl + this.signer.sign(`/api/private-links/${kind}/${encodeURIComponent(id)}`), filename, expiresIn: LINK_TTL_SECONDS };
   }
 
   resolver(kind: string): LinkResolver | undefined {

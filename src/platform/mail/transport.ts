@@ -8,6 +8,8 @@ export interface OutgoingEmail {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative to the text: sent together as multipart/alternative, the text first. */
+  html?: string;
 }
 
 /** Delivers one e-mail or throws; the outbox retries failures. */
@@ -26,7 +28,7 @@ export class LogTransport implements MailTransport {
   }
 }
 
-/** Appends each e-mail as a JSON line to `<dir>/outbox.jsonl`, for local development and inspection. */
+/** Appends each e-mail (its text and HTML parts) as a JSON line to `<dir>/outbox.jsonl`, for local development and inspection. */
 export class FileTransport implements MailTransport {
   readonly name = 'file';
   constructor(private readonly dir: string) {}
@@ -44,7 +46,8 @@ export class SmtpTransport implements MailTransport {
     this.transporter = nodemailer.createTransport(url);
   }
   async send(email: OutgoingEmail): Promise<void> {
-    await this.transporter.sendMail({ from: email.from, to: email.to, subject: email.subject, text: email.text, messageId: undefined });
+    // With both parts nodemailer writes multipart/alternative: clients show the HTML, or the text when they cannot.
+    await this.transporter.sendMail({ from: email.from, to: email.to, subject: email.subject, text: email.text, ...(email.html ? { html: email.html } : {}), messageId: undefined });
   }
   close(): void {
     this.transporter.close();

@@ -3,37 +3,49 @@
  * workspace we keep the sort key (an id, or a timestamp and id) at every `every`-th position (newest first), valid
  * for one value of a version that changes whenever the list changes. A deep
  * page then starts at its anchor and skips fewer than `every` rows. Anchors
- * are rebuilt with one index scan after a change; concurrent requests share
- * one rebuild.
+ * are rebuilt with one statement (anchors and version from one snapshot) when a page's statement reports
+ * another version; concurrent requests share one rebuild.
  */
+export interface Anchors<A> {
+  version: number;
+  anchors: A[];
+}
+
 export class PageAnchorCache<A = number> {
-  private readonly entries = new Map<number, { version: number; anchors: A[] }>();
-  private readonly building = new Map<string, Promise<A[]>>();
+  private readonly entries = new Map<number, Anchors<A>>();
+  private readonly building = new Map<number, Promise<Anchors<A>>>();
 
   constructor(
     readonly every: number,
     private readonly maxEntries = 1_000,
   ) {}
 
-  async get(key: number, version: number, build: () => Promise<A[]>): Promise<A[]> {
-    const hit = this.entries.get(key);
-    if (hit && hit.version === version) return hit.anchors;
-    const id = `${key}:${version}`;
-    let pending = this.building.get(id);
-    if (!pending) {
-      pending = build().finally(() => this.building.delete(id));
-      this.building.set(id, pending);
-    }
-    const anchors = await pending;
-    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { version, anchors });
-    return anchors;
+  /** The anchors last built for this key, whatever their version (the caller checks it against its page). */
+  peek(key: number): Anchors<A> | undefined {
+    return this.entries.get(key);
   }
 
-  /** Where a page at `offset` starts: the anchor (a row's sort key) and the rows to skip after it, or null past the end. */
+  /** Builds the anchors again; a request that arrives while a build runs shares it. */
+  async rebuild(key: number, build: () => Promise<Anchors<A>>): Promise<Anchors<A>> {
+    let pending = this.building.get(key);
+    if (!pending) {
+      pending = build().finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    const built = await pending;
+    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, built);
+    return built;
+  }
+
+  /**
+   * Where a page at `offset` starts: the nearest anchor at or before it (a row's sort key) and the rows to skip
+   * after it, or null when there are no anchors (an empty list: plain OFFSET is as cheap).
+   */
   locate(anchors: A[], offset: number): { atOrBefore: A; skip: number } | null {
-    const anchor = anchors[Math.floor(offset / this.every)];
-    return anchor === undefined ? null : { atOrBefore: anchor, skip: offset % this.every };
+    if (anchors.length === 0) return null;
+    const index = Math.min(Math.floor(offset / this.every), anchors.length - 1);
+    return { atOrBefore: anchors[index]!, skip: offset - index * this.every };
   }
 }
 

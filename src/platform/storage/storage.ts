@@ -7,8 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import { AppError, defineErrors, type CodesOf, type ErrorSpec } from '../http/errors.js';
 
 const storageErrorSpecs = {
-  PRIVATE_PACKAGE_STORAGE_REQUIRED: { status: 503, title: 'Private storage is not configured or not reachable' },
-  FILE_TOO_LARGE: { status: 413, title: 'The file exceeds the upload limit' },
+  PRIVATE_PACKAGE_STORAGE_REQUIRED: { status: 503, title: 'Private storage is not configured or not reachable', description: 'private storage is not configured or not reachable; files and packages are never served from a public fallback' },
+  FILE_TOO_LARGE: { status: 413, title: 'The file exceeds the upload limit', description: 'a delivery file over `FILE_UPLOAD_MAX_BYTES`; nothing was kept' },
 } as const satisfies Record<string, ErrorSpec>;
 export const StorageErrors = defineErrors(storageErrorSpecs);
 
