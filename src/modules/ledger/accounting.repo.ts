@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { PartnerTransfersTable } from '../../platform/db/schema.js';
 import type { Executor } from '../../platform/db/transaction.js';
+import * as balances from './balances.repo.js';
 
 // Read side of the partner ledger. Amounts come back as text and are turned into BigInt.
 
@@ -13,20 +15,20 @@ export interface AccountSum {
 const sums = (rows: Array<{ account: string; agreement_id: number | null; currency: string; total: string }>): AccountSum[] =>
   rows.map((r) => ({ account: r.account, agreement_id: r.agreement_id, currency: r.currency.trim(), total: BigInt(r.total) }));
 
-/** Every account balance of a workspace: sums of entries (the ledger is the only source of truth). */
-export async function workspaceBalances(db: Executor, workspaceId: number): Promise<AccountSum[]> {
-  const result = await sql<{ account: string; agreement_id: number | null; currency: string; total: string }>`
-    select account, agreement_id, currency, sum(amount)::text as total from ledger_entries
-    where workspace_id = ${workspaceId} group by account, agreement_id, currency`.execute(db);
-  return sums(result.rows);
+/**
+ * Every account balance of a workspace: the balance snapshot plus the entries after its horizon
+ * (balances.repo.ts), equal to the sum of every entry (the ledger stays the only source of truth).
+ * `unfolded` says how far the snapshot is behind, so the caller can ask for a fold.
+ */
+export async function workspaceBalances(db: Executor, workspaceId: number): Promise<{ sums: AccountSum[]; unfolded: bigint }> {
+  const { rows, unfolded } = await balances.workspaceSums(db, workspaceId);
+  return { sums: sums(rows), unfolded };
 }
 
-/** A recipient's balances, across every workspace they have agreements with. */
-export async function recipientBalances(db: Executor, recipientId: number): Promise<AccountSum[]> {
-  const result = await sql<{ account: string; agreement_id: number | null; currency: string; total: string }>`
-    select account, agreement_id, currency, sum(amount)::text as total from ledger_entries
-    where recipient_id = ${recipientId} group by account, agreement_id, currency`.execute(db);
-  return sums(result.rows);
+/** A recipient's balances, across every workspace they have agreements with: snapshot plus tail, as above. */
+export async function recipientBalances(db: Executor, recipientId: number): Promise<{ sums: AccountSum[]; unfolded: bigint }> {
+  const { rows, unfolded } = await balances.recipientSums(db, recipientId);
+  return { sums: sums(rows), unfolded };
 }
 
 export interface AllocatedSum {
@@ -78,21 +80,8 @@ export async function listAllocations(db: Executor, workspaceId: number, page: n
   return { rows: rows.rows, total: count.rows[0]!.n };
 }
 
-export interface TransferRow {
-  id: number;
-  workspace_id: number;
-  agreement_id: number;
-  recipient_id: number;
-  provider: string;
-  livemode: boolean;
-  currency: string;
-  amount: string;
-  status: string;
-  failure_reason: string | null;
-  created_at: Date;
-  submitted_at: Date | null;
-  settled_at: Date | null;
-}
+/** A transfer in the accounting views: its amount as text (bigint), without where a run or the provider holds it. */
+export type TransferRow = Omit<Selectable<PartnerTransfersTable>, 'destination_id' | 'provider_reference' | 'run_id' | 'lease_until' | 'attempts' | 'updated_at'>;
 
 export async function listTransfers(db: Executor, where: { workspaceId: number } | { recipientId: number }, limit: number): Promise<TransferRow[]> {
   const filter = 'workspaceId' in where ? sql`workspace_id = ${where.workspaceId}` : sql`recipient_id = ${where.recipientId}`;
@@ -115,4 +104,53 @@ export async function recipientAgreements(db: Executor, recipientId: number) {
     .where('w.partner_programs_enabled', '=', true)
     .orderBy('a.id')
     .execute();
+}
+
+export interface RecipientEntryRow {
+  allocation_id: number;
+  agreement_id: number;
+  party: string;
+  rate_bps: number | null;
+  amount: string;
+  reversed: string;
+  currency: string;
+  basis: string;
+  proceeds: string;
+  refunded: string;
+  product_name: string;
+  created_at: Date;
+}
+
+/**
+ * The recipient's own parts of saved splits, newest first: one row per allocation and agreement of
+ * theirs, never another party's part. `agreements` are (workspace, agreement) pairs the caller owns.
+ */
+export async function listRecipientEntries(
+  db: Executor,
+  agreements: Array<{ workspaceId: number; agreementId: number }>,
+  page: number,
+  pageSize: number,
+  reversedOnly: boolean,
+  currency: string | null,
+): Promise<{ rows: RecipientEntryRow[]; total: number }> {
+  if (agreements.length === 0) return { rows: [], total: 0 };
+  const own = sql`unnest(${agreements.map((a) => a.workspaceId)}::int[], ${agreements.map((a) => a.agreementId)}::int[]) as o(workspace_id, agreement_id)`;
+  const reversed = sql`${reversedOnly ? sql`and p.reversed > 0` : sql``} ${currency === null ? sql`` : sql`and a.currency = ${currency}`}`;
+  const [rows, count] = await Promise.all([
+    sql<RecipientEntryRow>`
+      select a.id as allocation_id, p.agreement_id, p.party, p.rate_bps, p.amount::text, p.reversed::text, a.currency, a.basis,
+             a.proceeds::text, a.refunded::text, pr.name as product_name, a.created_at
+      from ${own}
+      join partner_allocation_parts p on p.workspace_id = o.workspace_id and p.agreement_id = o.agreement_id
+      join partner_allocations a on a.workspace_id = p.workspace_id and a.id = p.allocation_id
+      join products pr on pr.workspace_id = a.workspace_id and pr.id = a.product_id
+      where true ${reversed}
+      order by a.created_at desc, a.id desc, p.agreement_id limit ${pageSize} offset ${(page - 1) * pageSize}`.execute(db),
+    sql<{ n: number }>`
+      select count(*)::int as n from ${own}
+      join partner_allocation_parts p on p.workspace_id = o.workspace_id and p.agreement_id = o.agreement_id
+      join partner_allocations a on a.workspace_id = p.workspace_id and a.id = p.allocation_id
+      where true ${reversed}`.execute(db),
+  ]);
+  return { rows: rows.rows, total: count.rows[0]!.n };
 }

@@ -1,7 +1,9 @@
 import type { RecipientScope, Scope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
-import { currentDestinations, type DestinationRecord } from '../payouts/destinations.repo.js';
+import { notFound } from '../../platform/http/errors.js';
+import { currentDestinations, type DestinationRecord } from '../payouts/index.js';
 import * as repo from './accounting.repo.js';
+import { requestFoldIfBehind } from './balances.service.js';
 
 // Amounts leave as JSON integers of minor units: every amount is bounded far below 2^53 (orders
 // stay below 2^31 minor units), so the BigInt → number step is exact.
@@ -60,7 +62,7 @@ const destinationJson = (d: DestinationRecord, now = Date.now()) => ({
   transfers_allowed: d.status === 'ready' && (d.available_at === null || d.available_at.getTime() <= now),
 });
 
-const transferJson = (t: repo.TransferRow) => ({
+export const transferJson = (t: Omit<repo.TransferRow, 'workspace_id' | 'recipient_id'>) => ({
   id: t.id,
   agreement_id: t.agreement_id,
   provider: t.provider,
@@ -92,7 +94,7 @@ const allocationJson = (a: repo.AllocationRow) => ({
 
 /** The developer's view: every party's balances in the workspace, from the ledger. */
 export async function developerAccounting(db: Db, scope: Scope, paging: { page: number; pageSize: number }) {
-  const [sums, allocated, agreements, allocations, reversals, transfers] = await Promise.all([
+  const [{ sums, unfolded }, allocated, agreements, allocations, reversals, transfers] = await Promise.all([
     repo.workspaceBalances(db, scope.workspaceId),
     repo.allocatedTotals(db, { workspaceId: scope.workspaceId }),
     repo.workspaceAgreements(db, scope.workspaceId),
@@ -100,6 +102,7 @@ export async function developerAccounting(db: Db, scope: Scope, paging: { page: 
     repo.listAllocations(db, scope.workspaceId, paging.page, paging.pageSize, true),
     repo.listTransfers(db, { workspaceId: scope.workspaceId }, 100),
   ]);
+  void requestFoldIfBehind(db, unfolded);
   const recipientIds = [...new Set(agreements.map((a) => a.recipient_id).filter((id): id is number => id !== null))];
   const destinations = [...(await currentDestinations(db, recipientIds, false)), ...(await currentDestinations(db, recipientIds, true))];
   const currencies = [...new Set(sums.map((s) => s.currency))].sort();
@@ -141,17 +144,67 @@ export async function developerAccounting(db: Db, scope: Scope, paging: { page: 
 export async function recipientAccounting(db: Db, recipient: RecipientScope) {
   const agreements = await repo.recipientAgreements(db, recipient.recipientId);
   const ids = agreements.map((a) => a.id);
-  const [sums, allocated, transfers, destinations] = await Promise.all([
+  const [{ sums, unfolded }, allocated, transfers, destinations] = await Promise.all([
     repo.recipientBalances(db, recipient.recipientId),
     ids.length ? repo.allocatedTotals(db, { agreementIds: ids }) : Promise.resolve([]),
     repo.listTransfers(db, { recipientId: recipient.recipientId }, 100),
     Promise.all([currentDestinations(db, [recipient.recipientId], false), currentDestinations(db, [recipient.recipientId], true)]),
   ]);
+  void requestFoldIfBehind(db, unfolded);
   return {
     programs: agreements.map((a) => ({ agreement_id: a.id, kind: a.kind, name: a.name, status: a.status, workspace_name: a.workspace_name })),
     balance_details: partnerDetails(sums, allocated, agreements).map((d) => ({ ...d, workspace_name: agreements.find((a) => a.id === d.agreement_id)!.workspace_name })),
     unfunded_earnings: unfunded(sums, agreements),
     destinations: destinations.flat().map((d) => destinationJson(d)),
     transfers: transfers.filter((t) => ids.includes(t.agreement_id)).map(transferJson),
+  };
+}
+
+/**
+ * The recipient's own allocation rows, paged: their part of each saved split (never another
+ * party's), with the sale's product, proceeds and refunds. `agreementId` narrows to one agreement
+ * of theirs; another's (or one of a workspace whose partner programs are off) is not found.
+ */
+export async function recipientEntries(
+  db: Db,
+  recipient: RecipientScope,
+  query: { page: number; pageSize: number; agreementId?: number | undefined; reversals?: boolean | undefined; currency?: string | undefined },
+) {
+  const agreements = await repo.recipientAgreements(db, recipient.recipientId);
+  const chosen = query.agreementId === undefined ? agreements : agreements.filter((a) => a.id === query.agreementId);
+  if (query.agreementId !== undefined && chosen.length === 0) throw notFound('Agreement');
+  const { rows, total } = await repo.listRecipientEntries(
+    db,
+    chosen.map((a) => ({ workspaceId: a.workspace_id, agreementId: a.id })),
+    query.page,
+    query.pageSize,
+    query.reversals === true,
+    query.currency?.toLowerCase() ?? null,
+  );
+  return {
+    rows: rows.map((r) => {
+      const agreement = agreements.find((a) => a.id === r.agreement_id)!;
+      return {
+        allocation_id: Number(r.allocation_id),
+        agreement_id: r.agreement_id,
+        workspace_name: agreement.workspace_name,
+        program_name: agreement.name,
+        party: r.party,
+        product_name: r.product_name,
+        currency: r.currency.trim(),
+        basis: r.basis,
+        funded: r.basis === 'managed',
+        proceeds_cents: Number(r.proceeds),
+        refunded_cents: Number(r.refunded),
+        rate_bps: r.rate_bps,
+        amount_cents: Number(r.amount),
+        reversed_cents: Number(r.reversed),
+        net_cents: Number(r.amount) - Number(r.reversed),
+        created_at: new Date(r.created_at).toISOString(),
+      };
+    }),
+    total,
+    page: query.page,
+    pageSize: query.pageSize,
   };
 }

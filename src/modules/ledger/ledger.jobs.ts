@@ -1,26 +1,36 @@
+import { Type } from '@sinclair/typebox';
 import type { Db } from '../../platform/db/database.js';
 import { inTransaction } from '../../platform/db/transaction.js';
-import type { JobRunner } from '../../platform/jobs/runner.js';
-import { AGREEMENT_LIVE_JOB } from '../partners/partners.service.js';
-import { PROVIDER_CONFIRM_JOB } from '../payouts/sandbox-provider.js';
-import { PURCHASES_RECORDED_JOB } from '../purchases/purchases.service.js';
+import { defineJob } from '../../platform/jobs/define-job.js';
+import { type JobRunner, workspaceOf } from '../../platform/jobs/runner.js';
+import { AgreementLiveJob } from '../partners/index.js';
+import { ProviderConfirmJob } from '../payouts/index.js';
+import { PurchasesRecordedJob } from '../purchases/index.js';
+import { FoldBalancesJob, foldBalances } from './balances.service.js';
 import { allocateExternalSales, releasePending } from './ledger.service.js';
 import type { Transfers } from './transfers.service.js';
 
-/** A payout run as a job (`{ livemode }`); `patchbay payouts run` runs the same thing directly. */
-export const PAYOUT_RUN_JOB = 'payouts.run';
+/**
+ * A payout run as a job (`{ livemode }`); `patchbay payouts run` runs the same thing directly.
+ * Transfers a dead run left behind are finished by the next run (see Transfers), not by a
+ * background task: only a run sends money, so payouts stopped by stopping the runs stay stopped.
+ */
+export const PayoutRunJob = defineJob('payouts.run', Type.Object({ livemode: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
 
 /** The ledger's reactions to other modules' events. Each handler is idempotent (a repeat finds nothing left to move). */
 export function registerLedgerJobs(runner: JobRunner, db: Db, transfers: Transfers): void {
-  runner.register(AGREEMENT_LIVE_JOB, async (job) => {
-    const { agreementId } = job.payload as { agreementId: number };
-    const released = await inTransaction(db, (tx) => releasePending(tx, job.workspaceId!, agreementId));
+  runner.handle(AgreementLiveJob, async (job) => {
+    const released = await inTransaction(db, (tx) => releasePending(tx, workspaceOf(job), job.payload.agreementId));
     return { released: released.toString() };
   });
-  runner.register(PROVIDER_CONFIRM_JOB, async (job) => {
-    const { transferId, outcome } = job.payload as { transferId: number; outcome: 'paid' | 'failed' };
-    return { status: await transfers.confirm(transferId, outcome, outcome === 'failed' ? 'the provider reported the transfer failed' : null) };
+  runner.handle(ProviderConfirmJob, async ({ payload: { transferId, outcome, providerReference } }) => {
+    return { status: await transfers.confirm(transferId, outcome, outcome === 'failed' ? 'the provider reported the transfer failed' : null, providerReference) };
   });
-  runner.register(PURCHASES_RECORDED_JOB, async (job) => ({ allocated: await allocateExternalSales(db, job.workspaceId!) }));
-  runner.register(PAYOUT_RUN_JOB, async (job) => transfers.run((job.payload as { livemode?: boolean }).livemode === true));
+  runner.handle(PurchasesRecordedJob, async (job) => ({ allocated: await allocateExternalSales(db, workspaceOf(job)) }));
+  runner.handle(PayoutRunJob, async (job) => transfers.run(job.payload.livemode === true));
+  // Balance snapshots: folded when a read finds the tail long (balances.service.ts), and at least hourly. The
+  // maintenance runs where the runner claims jobs, so it waits at most 1 s for older transactions to end (and
+  // otherwise leaves the fold to the next read's job or hour) rather than hold up the claims.
+  runner.handle(FoldBalancesJob, async () => foldBalances(db));
+  runner.addMaintenance('ledger-balance-snapshots', () => foldBalances(db, { waitMs: 1_000 }));
 }

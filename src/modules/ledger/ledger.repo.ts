@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
-import { MANAGED_LIVE_POLICY_VERSION } from '../partners/partners.service.js';
+import { MANAGED_LIVE_POLICY_VERSION } from '../partners/index.js';
 import type { Basis, PartnerBuckets, PartyKind } from './split.js';
 
 // Amounts cross the driver as text and become BigInt here: PostgreSQL bigint is never read as a JS number.
@@ -134,21 +134,23 @@ export interface NewAllocation {
 
 /** Saves a sale's split; null when the item already has one (allocation is once per item). */
 export async function insertAllocation(tx: Tx, workspaceId: number, a: NewAllocation): Promise<number | null> {
+  // One statement: the allocation and its parts, or nothing when the item already has an allocation.
   const result = await sql<{ id: number }>`
-    insert into partner_allocations (workspace_id, order_item_id, product_id, currency, basis, proceeds, platform_fee, processing_fee, referral_agreement_id, referral_visited_at)
-    values (${workspaceId}, ${a.orderItemId}, ${a.productId}, ${a.currency}, ${a.basis}, ${a.proceeds.toString()}::bigint, ${a.platformFee.toString()}::bigint,
-            ${a.processingFee.toString()}::bigint, ${a.referralAgreementId}, ${a.referralVisitedAt})
-    on conflict (workspace_id, order_item_id) do nothing
-    returning id`.execute(tx);
-  const id = result.rows[0]?.id;
-  if (id === undefined) return null;
-  await sql`
-    insert into partner_allocation_parts (allocation_id, workspace_id, position, party, agreement_id, rate_bps, amount)
-    select ${id}, ${workspaceId}, x.position, x.party, x.agreement_id, x.rate_bps, x.amount
-    from unnest(${a.parts.map((_, i) => i)}::int[], ${a.parts.map((p) => p.party)}::text[], ${a.parts.map((p) => p.agreementId)}::int[],
-                ${a.parts.map((p) => p.rateBps)}::int[], ${a.parts.map((p) => p.amount.toString())}::bigint[])
-      as x(position, party, agreement_id, rate_bps, amount)`.execute(tx);
-  return id;
+    with a as (
+      insert into partner_allocations (workspace_id, order_item_id, product_id, currency, basis, proceeds, platform_fee, processing_fee, referral_agreement_id, referral_visited_at)
+      values (${workspaceId}, ${a.orderItemId}, ${a.productId}, ${a.currency}, ${a.basis}, ${a.proceeds.toString()}::bigint, ${a.platformFee.toString()}::bigint,
+              ${a.processingFee.toString()}::bigint, ${a.referralAgreementId}, ${a.referralVisitedAt})
+      on conflict (workspace_id, order_item_id) do nothing
+      returning id
+    ), p as (
+      insert into partner_allocation_parts (allocation_id, workspace_id, position, party, agreement_id, rate_bps, amount)
+      select a.id, ${workspaceId}, x.position, x.party, x.agreement_id, x.rate_bps, x.amount
+      from a, unnest(${a.parts.map((_, i) => i)}::int[], ${a.parts.map((p) => p.party)}::text[], ${a.parts.map((p) => p.agreementId)}::int[],
+                     ${a.parts.map((p) => p.rateBps)}::int[], ${a.parts.map((p) => p.amount.toString())}::bigint[])
+        as x(position, party, agreement_id, rate_bps, amount)
+    )
+    select id from a`.execute(tx);
+  return result.rows[0]?.id ?? null;
 }
 
 export interface AllocationForRefund {

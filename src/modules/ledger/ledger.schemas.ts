@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { Currency, Id as RecordId, INT32_MAX, Int as BoundedInt } from '../../platform/http/bounded.js';
 
-const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
-const Cents = Type.Integer({ minimum: 0, maximum: 2147483647, description: 'minor units' });
+const Id = RecordId();
+const Cents = BoundedInt(0, INT32_MAX, { description: 'minor units' });
 const Int = Type.Integer();
 const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Party = Type.Union(['platform', 'processing', 'developer', 'affiliate', 'collaborator'].map((p) => Type.Literal(p)));
@@ -13,7 +14,7 @@ export const PreviewBody = Type.Object({
   platform_fee_cents: Type.Optional(Cents),
   processing_fee_cents: Type.Optional(Cents),
   affiliate_agreement_id: Type.Optional(Id),
-  currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'three letters' }),
+  currency: Currency({ description: 'three letters' }),
   collection_provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: '`managed` (default): Patchbay’s checkout, fees computed here. Anything else (a reseller, an external store, a historical basis): fees taken as given, partner shares are unfunded estimates.' })),
   cumulative_refund_product_cents: Type.Optional(Cents),
 });
@@ -87,7 +88,8 @@ const Destination = Type.Object({
   transfers_allowed: Type.Boolean(),
   agreement_ids: Type.Optional(Type.Array(Int)),
 });
-const Transfer = Type.Object({
+/** A partner transfer with its state (accounting, payout runs). */
+export const Transfer = Type.Object({
   id: Int,
   agreement_id: Int,
   provider: Type.String(),
@@ -117,10 +119,14 @@ const Allocation = Type.Object({
 });
 const Page = <T extends import('@sinclair/typebox').TSchema>(row: T) => Type.Object({ rows: Type.Array(row), total: Int, page: Int, pageSize: Int });
 
-export const AccountingQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 1 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-});
+/** Unknown parameters are refused (400), as on every other route. */
+export const AccountingQuery = Type.Object(
+  {
+    page: Type.Optional(BoundedInt(1, 100000, { default: 1 })),
+    pageSize: Type.Optional(BoundedInt(1, 200, { default: 50 })),
+  },
+  { additionalProperties: false },
+);
 
 export const DeveloperAccounting = Type.Object({
   currencies: Type.Array(Type.String()),
@@ -153,3 +159,35 @@ export const RecipientAccounting = Type.Object({
   destinations: Type.Array(Destination),
   transfers: Type.Array(Transfer),
 });
+
+/** The recipient's allocation rows: paging as the developer's accounting, an agreement of theirs, reversals only. */
+export const RecipientEntriesQuery = Type.Object(
+  {
+    page: Type.Optional(BoundedInt(1, 100000, { default: 1 })),
+    pageSize: Type.Optional(BoundedInt(1, 200, { default: 50 })),
+    agreement_id: Type.Optional(RecordId({ description: 'Only this agreement of the signed-in partner (another’s answers 404)' })),
+    reversals: Type.Optional(Type.Boolean({ description: '`true`: only rows a refund reversed (part of) — the reversals' })),
+    currency: Type.Optional(Currency({ description: 'Only sales in this currency (three letters, either case)' })),
+  },
+  { additionalProperties: false },
+);
+
+const RecipientEntry = Type.Object({
+  allocation_id: Int,
+  agreement_id: Int,
+  workspace_name: Type.String(),
+  program_name: Type.String(),
+  party: Type.String({ description: '`affiliate` or `collaborator`: the partner’s role in the sale' }),
+  product_name: Type.String(),
+  currency: Type.String(),
+  basis: Type.String({ description: '`managed` (Patchbay’s checkout: funded) or the external basis (an unfunded estimate, never payable)' }),
+  funded: Type.Boolean(),
+  proceeds_cents: Int,
+  refunded_cents: Int,
+  rate_bps: Nullable(Int),
+  amount_cents: Type.Integer({ description: 'The partner’s share of the sale' }),
+  reversed_cents: Type.Integer({ description: 'Of that share, what refunds took back' }),
+  net_cents: Int,
+  created_at: Type.String({ format: 'date-time' }),
+});
+export const RecipientEntries = Page(RecipientEntry);

@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/database.js';
 import { inTransaction, type Tx } from '../../platform/db/transaction.js';
+import { withinAttributionWindow } from '../referrals/index.js';
 import * as repo from './ledger.repo.js';
 import { creditMoves, debitMoves, reversalStep, splitSale, type Basis, type PartnerBuckets, type SplitAgreement } from './split.js';
 
@@ -28,8 +29,6 @@ export interface SaleToAllocate {
   referral: { agreementId: number; visitedAt: Date } | null;
 }
 
-const DAY_MS = 86_400_000;
-
 /** Saves a sale's split and books it; once per item (a repeat changes nothing). Returns the allocation id. */
 export async function allocateSale(tx: Tx, workspaceId: number, sale: SaleToAllocate): Promise<number | null> {
   const agreements = await repo.lockAgreementsForSale(tx, workspaceId, sale.productId, sale.referral?.agreementId ?? null, sale.soldAt);
@@ -37,8 +36,7 @@ export async function allocateSale(tx: Tx, workspaceId: number, sale: SaleToAllo
     if (sale.basis === 'external' && !a.include_reseller_sales) return false;
     if (a.kind === 'collaborator') return true;
     // A click is not proof of a sale: only a sale within the attribution window of the visit counts.
-    const visited = sale.referral!.visitedAt.getTime();
-    return visited <= sale.soldAt.getTime() && sale.soldAt.getTime() <= visited + a.attribution_window_days * DAY_MS;
+    return withinAttributionWindow(sale.referral!, sale.soldAt, a.attribution_window_days);
   };
   const sharing = agreements.filter(applies).sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind === 'affiliate' ? -1 : 1));
   const split = splitSale({

@@ -1,8 +1,8 @@
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import { AppError, CommonErrors, notFound } from '../../platform/http/errors.js';
-import { PartnerErrors } from '../partners/partners.errors.js';
-import { getVisibleProductOrThrow } from '../products/products.service.js';
+import { PartnerErrors } from '../partners/index.js';
+import { getVisibleProductOrThrow } from '../products/index.js';
 import * as repo from './ledger.repo.js';
 import { cumulativeReversal, managedPlatformShare, splitSale, SplitInputError, type Basis } from './split.js';
 

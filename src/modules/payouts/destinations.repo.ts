@@ -1,4 +1,4 @@
-import { type ColumnType, type Generated, sql } from 'kysely';
+import { type ColumnType, type Generated, type Selectable, sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 
 // Payout destinations belong to a recipient, not to a workspace: one destination serves every
@@ -40,20 +40,8 @@ declare module '../../platform/db/schema.js' {
   }
 }
 
-export interface DestinationRecord {
-  id: number;
-  recipient_id: number;
-  provider: 'card' | 'wallet';
-  livemode: boolean;
-  status: DestinationStatus;
-  account_ref: string;
-  display: string;
-  hold_until: Date | null;
-  available_at: Date | null;
-  program: DestinationProgram | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A destination as the service reads it (when it became ready matters only to `hadReadyDestination`). */
+export type DestinationRecord = Omit<Selectable<PayoutDestinationsTable>, 'ready_at'>;
 
 const DESTINATION = [
   'id', 'recipient_id', 'provider', 'livemode', 'status', 'account_ref', 'display', 'hold_until', 'available_at', 'program', 'created_at', 'updated_at',
@@ -170,4 +158,14 @@ export async function recordDestinationEvent(
     .insertInto('payout_destination_events')
     .values({ recipient_id: e.recipientId, destination_id: e.destinationId, action: e.action, data: JSON.stringify(e.data ?? {}) })
     .execute();
+}
+
+/** What the destination-change notice says, read when it is sent: the recipient's address and the new destination. */
+export async function destinationForNotice(db: Executor, destinationId: number) {
+  return db
+    .selectFrom('payout_destinations as d')
+    .innerJoin('recipients as r', 'r.id', 'd.recipient_id')
+    .where('d.id', '=', destinationId)
+    .select(['r.email', 'r.active', 'd.provider', 'd.livemode', 'd.display', 'd.hold_until'])
+    .executeTakeFirst();
 }

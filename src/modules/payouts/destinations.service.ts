@@ -2,8 +2,9 @@ import type { RecipientScope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import { inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { AppError, CommonErrors, notFound } from '../../platform/http/errors.js';
-import { enqueueEmails } from '../../platform/mail/mail.js';
-import { PartnerErrors } from '../partners/partners.errors.js';
+import { enqueueEmail } from '../../platform/mail/mail.js';
+import { PartnerErrors } from '../partners/index.js';
+import { DESTINATION_CHANGED_EMAIL } from './destinations.emails.js';
 import * as repo from './destinations.repo.js';
 import { PayoutErrors } from './payouts.errors.js';
 import type { OnboardingStart, PayoutProvider, PayoutProviders, ProviderKind } from './providers.js';
@@ -209,19 +210,7 @@ export class PayoutDestinations {
       data: { provider: next.provider, livemode: next.livemode, status: destination.status, display: destination.display, change, hold_until: iso(holdUntil) },
     });
     if (change) {
-      const mode = next.livemode ? '' : ' (sandbox)';
-      await enqueueEmails(tx, null, [
-        {
-          kind: 'payout_destination_changed',
-          recipient: me.email,
-          subject: 'Your Patchbay payout destination changed',
-          text:
-            `The payout destination of your partner account${mode} is now: ${destination.display} (${next.provider}).\n\n` +
-            (holdUntil ? `For your security, no payout goes to it before ${holdUntil.toISOString()}.\n\n` : '') +
-            'If you did not make this change, sign in to the partner portal now, set your destination again and tell the developers you work with.',
-          data: { destination_id: destination.id, hold_until: iso(holdUntil) },
-        },
-      ]);
+      await enqueueEmail(tx, null, DESTINATION_CHANGED_EMAIL, { destinationId: destination.id });
     }
     return destination;
   }

@@ -1,14 +1,11 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
-import { enforceLimits } from '../../platform/http/rate-limits.js';
+import type { FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
+import { defineRoute } from '../../platform/auth/define-route.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import type { PayoutDestinations } from './destinations.service.js';
+import { Html, OnboardingParams } from './sandbox-onboarding.schemas.js';
 import { SANDBOX_ONBOARDING_TTL_MINUTES } from './sandbox-provider.js';
 
 const tags = ['payouts sandbox'];
-const Params = Type.Object({ token: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
-const Html = Type.String({ description: 'An HTML page (text/html)' });
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -31,27 +28,23 @@ function page(reply: FastifyReply, title: string, body: string) {
  * The built-in sandbox card provider's hosted onboarding, served by this service so the whole
  * flow can be walked in a browser: the link from `…/payouts/card-provider` shows a page, and its
  * button completes onboarding. The token in the path is the credential (single use, an hour);
- * unknown, used and expired tokens answer the same 404.
+ * unknown, used and expired tokens answer the same 404. Registered in a scope of their own (see
+ * index.ts): the page's form body parser applies to these routes only.
  */
-export const sandboxOnboardingRoutes: FastifyPluginAsyncTypebox<{ destinations: PayoutDestinations }> = async (app, { destinations }) => {
-  // Browsers post the page's form urlencoded; nothing in it is read (scoped to these routes).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) => done(null, {}));
-  const limit = enforceLimits(app, [{ max: 60, windowMs: 60_000, key: (req) => `pso:ip:${req.ip}` }]);
-
-  app.get(
-    '/api/payouts/sandbox/onboarding/:token',
-    {
-      preHandler: limit,
-      config: { policy: { auth: 'public' } },
-      schema: {
-        tags,
-        summary: 'Sandbox card onboarding page',
-        description: `The page a sandbox onboarding \`url\` opens (single use, valid ${SANDBOX_ONBOARDING_TTL_MINUTES} minutes): a button that completes onboarding. Unknown, used or expired: 404.`,
-        params: Params,
-        response: { 200: Html, ...errorResponses(400, 404, 429) },
-      },
+export const sandboxOnboardingRoutes = ({ destinations, limit }: { destinations: PayoutDestinations; limit: preHandlerAsyncHookHandler }) => [
+  defineRoute({
+    method: 'GET',
+    url: '/api/payouts/sandbox/onboarding/:token',
+    policy: { auth: 'public' },
+    preHandler: limit,
+    schema: {
+      tags,
+      summary: 'Sandbox card onboarding page',
+      description: `The page a sandbox onboarding \`url\` opens (single use, valid ${SANDBOX_ONBOARDING_TTL_MINUTES} minutes): a button that completes onboarding. Unknown, used or expired: 404.`,
+      params: OnboardingParams,
+      response: { 200: Html, ...errorResponses(400, 404, 429) },
     },
-    async (request, reply) => {
+    handler: async ({ request, reply }) => {
       const { display } = await destinations.sandboxOnboarding(request.params.token);
       return page(
         reply,
@@ -60,22 +53,20 @@ export const sandboxOnboardingRoutes: FastifyPluginAsyncTypebox<{ destinations: 
           '<form method="post"><button type="submit">Complete onboarding</button></form>',
       );
     },
-  );
-
-  app.post(
-    '/api/payouts/sandbox/onboarding/:token',
-    {
-      preHandler: limit,
-      config: { policy: { auth: 'public' } },
-      schema: {
-        tags,
-        summary: 'Complete sandbox card onboarding',
-        description: 'What the page’s button sends (any body is ignored): onboards the sandbox account and makes its destination ready. The link works once; afterwards, and for unknown or expired tokens, 404.',
-        params: Params,
-        response: { 200: Html, ...errorResponses(400, 404, 413, 415, 429) },
-      },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/api/payouts/sandbox/onboarding/:token',
+    policy: { auth: 'public' },
+    preHandler: limit,
+    schema: {
+      tags,
+      summary: 'Complete sandbox card onboarding',
+      description: 'What the page’s button sends (any body is ignored): onboards the sandbox account and makes its destination ready. The link works once; afterwards, and for unknown or expired tokens, 404.',
+      params: OnboardingParams,
+      response: { 200: Html, ...errorResponses(400, 404, 413, 415, 429) },
     },
-    async (request, reply) => {
+    handler: async ({ request, reply }) => {
       const done = await destinations.completeSandboxOnboarding(request.params.token);
       return page(
         reply,
@@ -85,5 +76,5 @@ export const sandboxOnboardingRoutes: FastifyPluginAsyncTypebox<{ destinations: 
           : '<p>The sandbox account is onboarded, but it is no longer your current payout destination.</p>',
       );
     },
-  );
-};
+  }),
+];

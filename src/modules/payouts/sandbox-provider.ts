@@ -1,45 +1,31 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type ColumnType, sql } from 'kysely';
-import type { Executor, Tx } from '../../platform/db/transaction.js';
-import { enqueueJobs } from '../../platform/jobs/jobs.repo.js';
-import { jobQueueName } from '../../platform/jobs/queue.js';
-import type { OnboardingStart, PayoutProvider, PayoutProviders, ProviderKind, SubmitTransferInput } from './providers.js';
+import type { Db } from '../../platform/db/database.js';
+import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
+import type { OnboardingStart, PayoutProvider, PayoutProviders, ProviderKind, ProviderTransfer, SubmitTransferInput } from './providers.js';
+import { ProviderConfirmJob } from './payouts.jobs.js';
+import * as repo from './sandbox.repo.js';
 
-/** The job a provider's confirmation arrives as (the transfers module handles it). */
-export const PROVIDER_CONFIRM_JOB = 'payouts.provider-confirm';
 /** A sandbox onboarding link works once, for this long. */
 export const SANDBOX_ONBOARDING_TTL_MINUTES = 60;
-
-export interface ProviderConfirmPayload {
-  transferId: number;
-  providerReference: string;
-  outcome: 'paid' | 'failed';
-}
-
-export interface PayoutSandboxAccountsTable {
-  account_ref: string;
-  recipient_id: number;
-  onboarding_token_hash: string | null;
-  onboarding_expires_at: Date | null;
-  onboarded_at: Date | null;
-  created_at: ColumnType<Date, Date | undefined, never>;
-}
-
-declare module '../../platform/db/schema.js' {
-  interface DB {
-    payout_sandbox_accounts: PayoutSandboxAccountsTable;
-  }
-}
 
 const TOKEN = /^sbo_[A-Za-z0-9_-]{43}$/;
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 /**
- * The sandbox's test convention: an address whose local part ends in `+fail` (ann+fail@example.com)
- * onboards an account whose transfers fail, so both outcomes can be walked through.
+ * The sandbox's test conventions, by the local part of the address a destination was onboarded
+ * with, so every outcome can be walked through: `ann+fail@…` onboards an account whose payouts
+ * fail; `+timeout` one whose payouts are accepted and paid but whose answer is lost (the
+ * submission errs, a lookup finds the payout); `+lost` one whose submissions never arrive (the
+ * submission errs, a lookup finds nothing).
  */
-const failSuffix = (email: string) => (/\+fail@/i.test(email) ? '_fail' : '');
+const BEHAVIOURS = ['fail', 'timeout', 'lost'] as const;
+type Behaviour = (typeof BEHAVIOURS)[number];
+const behaviourSuffix = (email: string) => {
+  const match = /\+(fail|timeout|lost)@/i.exec(email);
+  return match ? `_${match[1]!.toLowerCase()}` : '';
+};
+const behaviourOf = (accountRef: string): Behaviour | null => BEHAVIOURS.find((b) => accountRef.endsWith(`_${b}`)) ?? null;
 
 /** `ann@example.com` → `a•••@example.com`: enough to recognise one's own address, not to read it off a screen. */
 export function maskEmail(email: string): string {
@@ -49,21 +35,39 @@ export function maskEmail(email: string): string {
 }
 
 /**
- * Sandbox transfers are never paid on the spot: a job reports the outcome after commit, as a real
- * provider's webhook would. The reference is derived from the idempotency key, and a second
- * submission with the same key finds the job already queued, so a retried submission confirms once.
+ * The sandbox's side of payouts, as a real provider's API behaves. It keeps the payouts it
+ * accepted by idempotency key and commits them in a transaction of its own (never the caller's:
+ * a crash of the caller after the sandbox accepted cannot roll the acceptance back). The same
+ * key again answers the first answer and pays nothing; the same key with another amount,
+ * currency or account is refused, as a real API refuses a reused key. A payout's outcome is
+ * decided when it is accepted and reported after commit by a job, as a real provider's webhook
+ * would; a lookup tells it at once.
  */
-async function submitSandboxTransfer(tx: Tx, input: SubmitTransferInput): Promise<{ providerReference: string }> {
-  const providerReference = `sbx_tr_${createHash('sha256').update(input.idempotencyKey).digest('base64url').slice(0, 24)}`;
-  const queued = await sql<{ one: number }>`
-    select 1 as one from jobs
-    where queue = ${jobQueueName()} and kind = ${PROVIDER_CONFIRM_JOB} and payload->>'providerReference' = ${providerReference}
-    limit 1`.execute(tx);
-  if (queued.rows.length === 0) {
-    const payload: ProviderConfirmPayload = { transferId: input.transferId, providerReference, outcome: input.accountRef.endsWith('_fail') ? 'failed' : 'paid' };
-    await enqueueJobs(tx, [{ kind: PROVIDER_CONFIRM_JOB, workspaceId: null, payload: { ...payload } }]);
+class SandboxPayouts {
+  constructor(private readonly db: Db) {}
+
+  async submit(input: SubmitTransferInput): Promise<ProviderTransfer> {
+    const behaviour = behaviourOf(input.accountRef);
+    if (behaviour === 'lost') throw new Error('sandbox payout provider: the submission never arrived (a "+lost" test destination)');
+    const providerReference = `sbx_tr_${createHash('sha256').update(input.idempotencyKey).digest('base64url').slice(0, 24)}`;
+    const row = await inTransaction(this.db, async (tx) => {
+      const key = { idempotencyKey: input.idempotencyKey, accountRef: input.accountRef, amount: input.amount, currency: input.currency };
+      const inserted = await repo.insertSandboxTransfer(tx, { ...key, providerReference, transferId: input.transferId, outcome: behaviour === 'fail' ? 'failed' : 'paid' });
+      if (inserted) {
+        await ProviderConfirmJob.enqueue(tx, { transferId: input.transferId, providerReference, outcome: inserted.outcome }, { workspaceId: null });
+        return { provider_reference: inserted.provider_reference, same: true };
+      }
+      return repo.earlierSandboxTransfer(tx, key);
+    });
+    if (!row.same) throw new Error('sandbox payout provider: this idempotency key was used with another amount, currency or account');
+    if (behaviour === 'timeout') throw new Error('sandbox payout provider: no answer in time (a "+timeout" test destination; the payout was accepted)');
+    return { providerReference: row.provider_reference, status: 'pending' };
   }
-  return { providerReference };
+
+  async find(idempotencyKey: string): Promise<ProviderTransfer | null> {
+    const row = await repo.sandboxTransferByKey(this.db, idempotencyKey);
+    return row ? { providerReference: row.provider_reference, status: row.outcome } : null;
+  }
 }
 
 /**
@@ -74,15 +78,21 @@ async function submitSandboxTransfer(tx: Tx, input: SubmitTransferInput): Promis
 export class SandboxCardProvider implements PayoutProvider {
   readonly kind = 'card' as const;
   readonly livemode = false;
+  private readonly payouts: SandboxPayouts;
 
-  constructor(private readonly publicBaseUrl: string) {}
+  constructor(
+    db: Db,
+    private readonly publicBaseUrl: string,
+  ) {
+    this.payouts = new SandboxPayouts(db);
+  }
 
   async startOnboarding(tx: Tx, input: { recipientId: number; email: string; existingAccountRef: string | null }): Promise<OnboardingStart> {
     const existing = input.existingAccountRef ? await this.account(tx, input.existingAccountRef) : undefined;
     const mine = existing && existing.recipient_id === input.recipientId ? existing : undefined;
     if (mine?.onboarded_at) return { accountRef: mine.account_ref, ready: true, url: null, display: display(mine.account_ref), availableAt: mine.onboarded_at };
-    const accountRef = mine?.account_ref ?? `sbx_acct_${random(12)}${failSuffix(input.email)}`;
-    if (!mine) await tx.insertInto('payout_sandbox_accounts').values({ account_ref: accountRef, recipient_id: input.recipientId }).execute();
+    const accountRef = mine?.account_ref ?? `sbx_acct_${random(12)}${behaviourSuffix(input.email)}`;
+    if (!mine) await repo.insertSandboxAccount(tx, accountRef, input.recipientId);
     return { accountRef, ready: false, url: await this.newLink(tx, accountRef), display: display(accountRef), availableAt: null };
   }
 
@@ -93,49 +103,36 @@ export class SandboxCardProvider implements PayoutProvider {
     return { ready: false, url: await this.newLink(tx, accountRef) };
   }
 
-  submitTransfer(tx: Tx, input: SubmitTransferInput): Promise<{ providerReference: string }> {
-    return submitSandboxTransfer(tx, input);
+  submitTransfer(input: SubmitTransferInput): Promise<ProviderTransfer> {
+    return this.payouts.submit(input);
+  }
+
+  findTransfer(idempotencyKey: string): Promise<ProviderTransfer | null> {
+    return this.payouts.find(idempotencyKey);
   }
 
   /** The account an unused, unexpired onboarding token belongs to (for the page), or nothing. */
   async pending(db: Executor, token: string): Promise<{ accountRef: string; recipientId: number; display: string } | null> {
     if (!TOKEN.test(token)) return null;
-    const row = await db
-      .selectFrom('payout_sandbox_accounts')
-      .where('onboarding_token_hash', '=', hashToken(token))
-      .where('onboarding_expires_at', '>', new Date())
-      .where('onboarded_at', 'is', null)
-      .select(['account_ref', 'recipient_id'])
-      .executeTakeFirst();
+    const row = await repo.accountOfOnboardingToken(db, hashToken(token));
     return row ? { accountRef: row.account_ref, recipientId: row.recipient_id, display: display(row.account_ref) } : null;
   }
 
   /** Completes onboarding with a token, once: the first caller gets the account, every later one (or after expiry) nothing. */
   async complete(tx: Tx, token: string): Promise<{ accountRef: string; recipientId: number; onboardedAt: Date } | null> {
     if (!TOKEN.test(token)) return null;
-    const row = await tx
-      .updateTable('payout_sandbox_accounts')
-      .set({ onboarded_at: new Date(), onboarding_token_hash: null, onboarding_expires_at: null })
-      .where('onboarding_token_hash', '=', hashToken(token))
-      .where('onboarding_expires_at', '>', new Date())
-      .where('onboarded_at', 'is', null)
-      .returning(['account_ref', 'recipient_id', 'onboarded_at'])
-      .executeTakeFirst();
+    const row = await repo.completeOnboarding(tx, hashToken(token));
     return row ? { accountRef: row.account_ref, recipientId: row.recipient_id, onboardedAt: row.onboarded_at! } : null;
   }
 
   private account(db: Executor, accountRef: string) {
-    return db.selectFrom('payout_sandbox_accounts').where('account_ref', '=', accountRef).selectAll().executeTakeFirst();
+    return repo.sandboxAccount(db, accountRef);
   }
 
   /** A new link replaces the previous one (a link is single use, like a provider's account link). */
   private async newLink(tx: Tx, accountRef: string): Promise<string> {
     const token = `sbo_${random(32)}`;
-    await tx
-      .updateTable('payout_sandbox_accounts')
-      .set({ onboarding_token_hash: hashToken(token), onboarding_expires_at: new Date(Date.now() + SANDBOX_ONBOARDING_TTL_MINUTES * 60_000) })
-      .where('account_ref', '=', accountRef)
-      .execute();
+    await repo.setOnboardingToken(tx, accountRef, hashToken(token), new Date(Date.now() + SANDBOX_ONBOARDING_TTL_MINUTES * 60_000));
     return `${this.publicBaseUrl}/api/payouts/sandbox/onboarding/${token}`;
   }
 }
@@ -146,10 +143,15 @@ const display = (accountRef: string) => `sandbox card •••• ${accountRef.
 export class SandboxWalletProvider implements PayoutProvider {
   readonly kind = 'wallet' as const;
   readonly livemode = false;
+  private readonly payouts: SandboxPayouts;
+
+  constructor(db: Db) {
+    this.payouts = new SandboxPayouts(db);
+  }
 
   async startOnboarding(_tx: Tx, input: { recipientId: number; email: string; existingAccountRef: string | null }): Promise<OnboardingStart> {
     // The same address is the same wallet account, so registering it again changes nothing.
-    const accountRef = `sbx_wallet_${createHash('sha256').update(input.email).digest('hex').slice(0, 20)}${failSuffix(input.email)}`;
+    const accountRef = `sbx_wallet_${createHash('sha256').update(input.email).digest('hex').slice(0, 20)}${behaviourSuffix(input.email)}`;
     return { accountRef, ready: true, url: null, display: maskEmail(input.email), availableAt: new Date() };
   }
 
@@ -157,8 +159,12 @@ export class SandboxWalletProvider implements PayoutProvider {
     return { ready: true, url: null };
   }
 
-  submitTransfer(tx: Tx, input: SubmitTransferInput): Promise<{ providerReference: string }> {
-    return submitSandboxTransfer(tx, input);
+  submitTransfer(input: SubmitTransferInput): Promise<ProviderTransfer> {
+    return this.payouts.submit(input);
+  }
+
+  findTransfer(idempotencyKey: string): Promise<ProviderTransfer | null> {
+    return this.payouts.find(idempotencyKey);
   }
 }
 
