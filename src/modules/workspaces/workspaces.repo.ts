@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { AccountsTable, MembershipsTable } from '../../platform/db/schema.js';
 import type { Executor } from '../../platform/db/transaction.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 
@@ -221,16 +222,9 @@ export async function createAccount(db: Executor, input: { email: string; emailV
   return { ...existing, created: false };
 }
 
-export interface MemberRecord {
-  workspace_id: number;
-  account_id: number;
-  email: string;
-  owner: boolean;
-  permissions: string[];
-  all_products: boolean;
-  product_ids: number[];
-  created_at: Date;
-}
+/** A membership with the member's address and assigned products. */
+export type MemberRecord = Pick<Selectable<MembershipsTable>, 'workspace_id' | 'account_id' | 'owner' | 'permissions' | 'all_products' | 'created_at'> &
+  Pick<Selectable<AccountsTable>, 'email'> & { product_ids: number[] };
 
 /** Team members (accounts with a membership), of one workspace or of all; customers without a membership are not listed. */
 export async function listMembers(db: Executor, filter: { workspaceId?: number | undefined; accountId?: number | undefined }): Promise<MemberRecord[]> {
