@@ -1,7 +1,7 @@
 import type { Scope } from '../../platform/auth/scope.js';
 import { type RowError, IMPORT_MAX_BYTES } from '../../platform/import/errors.js';
 import { readEmail, readOptionalBoolean, readOptionalId, readOptionalText, notAnObject, rowErrors } from '../../platform/import/fields.js';
-import type { ProductMapping } from '../products/product-mapping.js';
+import type { ProductMapping } from '../products/index.js';
 
 export { IMPORT_MAX_BYTES };
 

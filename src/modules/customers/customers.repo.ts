@@ -1,7 +1,10 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Expression, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
-import type { DB } from '../../platform/db/schema.js';
+import type { DB, DeveloperCustomersTable } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
+import type { Anchors } from '../../platform/paging/page-anchors.js';
+import type { PageResult } from '../../platform/paging/paged-list.js';
+import { type ListTotals, pageWithTotal } from '../../platform/paging/page-statement.js';
 
 export interface CustomerFilter {
   search?: string | undefined;
@@ -10,17 +13,11 @@ export interface CustomerFilter {
   to: Date | null;
 }
 
-export interface CustomerRecord {
-  id: number;
-  account_id: number;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  status: 'active' | 'removed';
-  email_verified: boolean;
-  product_ids: number[];
-  created_at: Date;
-}
+/** A relationship as lists and exports read it, with the linked products the caller can see. */
+export type CustomerRecord = Pick<
+  Selectable<DeveloperCustomersTable>,
+  'id' | 'account_id' | 'email' | 'first_name' | 'last_name' | 'status' | 'email_verified' | 'created_at'
+> & { product_ids: number[] };
 
 const escapeLike = (term: string) => term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -86,57 +83,73 @@ function selectRecord(query: ReturnType<typeof visible>, scope: Scope) {
 }
 
 /**
- * One page, newest first. The page's ids are found first from the index alone
- * (a deferred join), so rows skipped by OFFSET never pay for joins and
- * product subqueries. `atOrBefore` starts the page at a known id (deep-page anchors).
+ * The unfiltered list's total and version come from the maintained counters. A filtered list counts its matches,
+ * unless the caller knows the total at the list's current version (`known`): the version is read in the same
+ * statement and the count (a subquery in the other branch of the CASE) runs only when it moved. The caller passes
+ * `known` only for filters the version follows (see `listPage`).
  */
-export async function listCustomers(
+function listTotals(db: Executor, scope: Scope, filter: CustomerFilter, known?: ListTotals): Expression<ListTotals> {
+  // Maintained by triggers in the same statements that add and remove relationships.
+  if (isUnfiltered(scope, filter)) {
+    return db
+      .selectFrom('workspace_stats')
+      .where('workspace_id', '=', scope.workspaceId)
+      .select([sql<number>`active_customers`.as('total'), sql<number>`customers_version`.as('version')]);
+  }
+  const count = applyFilter(visible(db, scope), scope, filter).select(sql<number>`count(*)::int`.as('n'));
+  const version = sql<number>`coalesce((select customers_version from workspace_stats where workspace_id = ${scope.workspaceId}), 0)`;
+  if (!known || !versionFollows(scope, filter)) return sql<ListTotals>`(select ${count} as total, ${version} as version)`;
+  return sql<ListTotals>`(
+    select case when v.version = ${known.version}::bigint then ${known.total}::int else ${count} end as total, v.version
+    from (select ${version} as version) v)`;
+}
+
+/**
+ * Whether the list version follows every change of this filter's matches: every statement that inserts or updates
+ * relationships moves it (a name change moves the search text with it), but linking a product does not, so a
+ * product filter or a product-scoped member is always counted.
+ */
+export const versionFollows = (scope: Scope, filter: CustomerFilter) => scope.products === 'all' && filter.productId === undefined;
+
+/**
+ * One page, newest first, and its exact total, in one statement. The page's ids are found first from the index
+ * alone (a deferred join), so rows skipped by OFFSET never pay for joins and product subqueries. `atOrBefore`
+ * starts the page at a known id (deep-page anchors).
+ */
+export async function listPage(
   db: Executor,
   scope: Scope,
   filter: CustomerFilter,
   page: { limit: number; offset: number; atOrBefore?: number },
-): Promise<CustomerRecord[]> {
+  known?: ListTotals,
+): Promise<PageResult<CustomerRecord>> {
   let ids = applyFilter(visible(db, scope), scope, filter).select('dc.id');
   if (page.atOrBefore !== undefined) ids = ids.where('dc.id', '<=', page.atOrBefore);
   const pageIds = ids.orderBy('dc.id', 'desc').limit(page.limit).offset(page.offset);
-  return selectRecord(visible(db, scope), scope)
-    .where('dc.id', 'in', pageIds)
-    .orderBy('dc.id', 'desc')
-    .execute();
+  const rows = selectRecord(visible(db, scope), scope).where('dc.id', 'in', pageIds);
+  return pageWithTotal(db, listTotals(db, scope, filter, known), rows, sql`r.id desc`);
 }
 
-export async function customerStats(db: Executor, scope: Scope): Promise<{ active: number; version: number }> {
-  const row = await db
-    .selectFrom('workspace_stats')
-    .where('workspace_id', '=', scope.workspaceId)
-    .select(['active_customers', 'customers_version'])
-    .executeTakeFirst();
-  return { active: row?.active_customers ?? 0, version: row?.customers_version ?? 0 };
-}
-
-/** Every `every`-th active relationship id of the workspace, newest first: position i·every starts at ids[i]. */
-export async function pageAnchors(db: Executor, scope: Scope, every: number): Promise<number[]> {
-  const result = await sql<{ id: number }>`
-    select id from (
-      select id, row_number() over (order by id desc) as rn
-      from developer_customers where workspace_id = ${scope.workspaceId} and status = 'active'
-    ) ranked
-    where (rn - 1) % ${every} = 0
-    order by id desc`.execute(db);
-  return result.rows.map((r) => r.id);
+/**
+ * Every `every`-th active relationship id of the workspace, newest first (position i·every starts at ids[i]),
+ * and the list version they belong to, from one snapshot.
+ */
+export async function pageAnchors(db: Executor, scope: Scope, every: number): Promise<Anchors<number>> {
+  const result = await sql<{ version: number | null; anchors: number[] }>`
+    select (select customers_version from workspace_stats where workspace_id = ${scope.workspaceId}) as version,
+      array(
+        select id from (
+          select id, row_number() over (order by id desc) as rn
+          from developer_customers where workspace_id = ${scope.workspaceId} and status = 'active'
+        ) ranked
+        where (rn - 1) % ${every} = 0
+        order by id desc) as anchors`.execute(db);
+  const row = result.rows[0]!;
+  return { version: Number(row.version ?? 0), anchors: row.anchors };
 }
 
 export const isUnfiltered = (scope: Scope, f: CustomerFilter) =>
   scope.products === 'all' && !f.search && f.productId === undefined && !f.from && !f.to;
-
-export async function countCustomers(db: Executor, scope: Scope, filter: CustomerFilter): Promise<number> {
-  // Maintained by triggers in the same statements that add and remove relationships.
-  if (isUnfiltered(scope, filter)) return (await customerStats(db, scope)).active;
-  const row = await applyFilter(visible(db, scope), scope, filter)
-    .select(sql<number>`count(*)::int`.as('n'))
-    .executeTakeFirstOrThrow();
-  return row.n;
-}
 
 /** Keyset batches (newest first) so an export never holds more than one batch in memory. */
 export async function* customerBatches(db: Executor, scope: Scope, filter: CustomerFilter, batchSize: number): AsyncGenerator<CustomerRecord[]> {
@@ -212,7 +225,7 @@ export async function upsertRelationships(
   scope: Scope,
   rows: RelationshipInput[],
   source: string,
-): Promise<{ ids: Map<number, number>; activated: number }> {
+): Promise<{ ids: Map<number, number>; activated: number; activatedIds: Set<number> }> {
   const input = sql`unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.email)}::text[],
       ${rows.map((r) => r.firstName)}::text[], ${rows.map((r) => r.lastName)}::text[]) as t(account_id, email, first_name, last_name)`;
   // A product-scoped caller may link its product to an existing customer but not
@@ -234,13 +247,13 @@ export async function upsertRelationships(
       last_name = ${lastNames},
       updated_at = now()
     returning dc.id, dc.account_id, (dc.xmax = 0) as inserted`.execute(tx);
-  let activated = reactivated.rows.length;
+  const activatedIds = new Set(reactivated.rows.map((r) => r.id));
   const ids = new Map<number, number>();
   for (const row of upserted.rows) {
     ids.set(row.account_id, row.id);
-    if (row.inserted) activated += 1;
+    if (row.inserted) activatedIds.add(row.id);
   }
-  return { ids, activated };
+  return { ids, activated: activatedIds.size, activatedIds };
 }
 
 export async function linkProducts(tx: Tx, scope: Scope, customerIds: number[], productIds: number[]): Promise<void> {

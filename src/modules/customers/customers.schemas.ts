@@ -1,6 +1,7 @@
-import { ROW_ERROR_CODES, type RowErrorCode } from '../../platform/import/errors.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { Id } from '../../platform/http/bounded.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { IMPORT_FIELD_MAX_BYTES } from '../../platform/import/import-bounds.js';
 import { ListEnvelope, ListQuery } from '../../platform/http/schemas.js';
 
 export const CustomerListQuery = Type.Object(ListQuery, { additionalProperties: false });
@@ -46,7 +47,7 @@ export const CustomerImportRow = Type.Object(
 
 export const CustomerImportJson = Type.Object(
   {
-    customers: Type.Array(CustomerImportRow, { description: `At most ${IMPORT_MAX_ROWS} rows` }),
+    customers: Type.Array(CustomerImportRow, { maxItems: IMPORT_MAX_ROWS, description: `At most ${IMPORT_MAX_ROWS} rows` }),
     productMappings: Type.Optional(
       Type.Unknown({ description: 'Object mapping a source product name or id to a product id of this workspace' }),
     ),
@@ -56,36 +57,14 @@ export const CustomerImportJson = Type.Object(
 
 export const CustomerImportMultipart = Type.Object(
   {
-    file: Type.Optional(Type.Unknown({ description: 'CSV file with the demo-csv columns', format: 'binary' })),
-    productMappings: Type.Optional(Type.String({ description: 'JSON object, as in the JSON form' })),
+    file: Type.Optional(Type.Unknown({ description: 'CSV file with the demo-csv columns', format: 'binary', maxLength: IMPORT_MAX_BYTES })),
+    productMappings: Type.Optional(Type.String({ maxLength: IMPORT_FIELD_MAX_BYTES, description: 'JSON object, as in the JSON form' })),
   },
   { additionalProperties: true },
 );
-
-export const ImportResult = Type.Object(
-  {
-    success: Type.Boolean({ description: 'true when every row was accepted' }),
-    importedCount: Type.Integer({ description: 'Rows accepted (including rows that matched an existing customer)' }),
-    insertedCount: Type.Integer({ description: 'Customer relationships newly created (or re-created after removal)' }),
-    failedCount: Type.Integer(),
-    errors: Type.Array(
-      Type.Object(
-        {
-          row: Type.Integer(),
-          field: Type.String(),
-          code: Type.Union(Object.keys(ROW_ERROR_CODES).map((c) => Type.Literal(c as RowErrorCode)), { description: 'A row error code (see the README)' }),
-          message: Type.String(),
-        },
-        { additionalProperties: true },
-      ),
-    ),
-  },
-  { additionalProperties: true },
-);
-export type ImportResult = Static<typeof ImportResult>;
 
 export const CustomerIdParams = Type.Object(
-  { customerId: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'The customer_id shown in customer rows' }) },
+  { customerId: Id({ description: 'The customer_id shown in customer rows' }) },
   { additionalProperties: false },
 );
 

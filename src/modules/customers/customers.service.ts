@@ -1,22 +1,25 @@
 import type { Readable } from 'node:stream';
 import { writeAudit } from '../../platform/audit/audit.repo.js';
-import { hasPermission, type Scope } from '../../platform/auth/scope.js';
+import type { RecordAccess } from '../../platform/auth/define-route.js';
+import type { Scope } from '../../platform/auth/scope.js';
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
-import { AppError, forbidden, notFound } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
+import { KnownTotals, perDatabase } from '../../platform/paging/known-totals.js';
 import { pagedList } from '../../platform/paging/paged-list.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
-import type { ProgressReporter } from '../../platform/import/import-runner.js';
-import { ProductMapping } from '../products/product-mapping.js';
-import { listVisibleProducts, ProductResolver } from '../products/products.service.js';
+import type { ImportOutcome, ProgressReporter } from '../../platform/import/import-runner.js';
+import type { ImportResult } from '../../platform/import/import-schemas.js';
+import { listVisibleProducts, ProductMapping, ProductResolver } from '../products/index.js';
 import { type CustomerUpsert, IMPORT_COLUMNS, validateCustomerRow, type ValidCustomerRow } from './customers.import.js';
 import * as repo from './customers.repo.js';
 import { CustomerErrors } from './customers.errors.js';
-import type { CustomerListQuery, CustomerRow, ImportResult, RemoveCustomerBody, RemoveCustomerResult } from './customers.schemas.js';
+import type { CustomerListQuery, CustomerRow, RemoveCustomerBody, RemoveCustomerResult } from './customers.schemas.js';
+import { emitWebhookEvent, emitWebhookEvents } from '../webhooks/index.js';
 
 const EXPORT_BATCH = 2_000;
 const WRITE_BATCH = 5_000;
@@ -42,22 +45,30 @@ function toRow(r: repo.CustomerRecord): CustomerRow {
   };
 }
 
+/** Searched and date-filtered lists' totals at their list version: see listTotals in customers.repo.ts. */
+const knownTotalsOf = perDatabase(() => new KnownTotals());
+
+const knownTotalKey = (scope: Scope, filter: repo.CustomerFilter) =>
+  repo.isUnfiltered(scope, filter) || !repo.versionFollows(scope, filter) ? null : `${scope.workspaceId}|${JSON.stringify(filter)}`;
+
 export async function listCustomers(db: Db, scope: Scope, query: CustomerListQuery) {
   const filter = toFilter(query);
-  const list = await pagedList(deepPageAnchors, scope.workspaceId, query, {
+  const key = knownTotalKey(scope, filter);
+  const knownTotals = knownTotalsOf(db);
+  const known = knownTotals.get(key);
+  const list = await pagedList(deepPageAnchorsOf(db), scope.workspaceId, query, {
     unfiltered: repo.isUnfiltered(scope, filter),
-    stats: async () => {
-      const stats = await repo.customerStats(db, scope);
-      return { total: stats.active, version: stats.version };
-    },
     anchors: (every) => repo.pageAnchors(db, scope, every),
-    rows: (page) => repo.listCustomers(db, scope, filter, page),
-    count: () => repo.countCustomers(db, scope, filter),
+    page: async (page) => {
+      const result = await repo.listPage(db, scope, filter, page, known);
+      knownTotals.remember(key, result);
+      return result;
+    },
   });
   return { ...list, rows: list.rows.map(toRow) };
 }
 
-const deepPageAnchors = new PageAnchorCache(1_000);
+const deepPageAnchorsOf = perDatabase(() => new PageAnchorCache(1_000));
 
 export const EXPORT_COLUMNS = [
   'id',
@@ -135,8 +146,9 @@ export async function upsertCustomers(
     const batch = unique.slice(i, i + WRITE_BATCH);
     const accounts = await repo.ensureAccounts(tx, scope, batch.map((r) => r.email), batch.map((r) => r.emailNormalized));
     const rels = batch.map((r) => ({ accountId: accounts.get(r.emailNormalized)!, email: r.email, firstName: r.firstName, lastName: r.lastName }));
-    const { ids, activated } = await repo.upsertRelationships(tx, scope, rels, source);
+    const { ids, activated, activatedIds } = await repo.upsertRelationships(tx, scope, rels, source);
     inserted += activated;
+    await emitWebhookEvents(tx, scope.workspaceId, 'customer.created', rels.filter((r) => activatedIds.has(ids.get(r.accountId)!)).map((r) => ({ customer_id: ids.get(r.accountId)!, email: r.email, first_name: r.firstName, last_name: r.lastName, source })));
     const linkCustomers: number[] = [];
     const linkProducts: number[] = [];
     const consenting: number[] = [];
@@ -156,11 +168,6 @@ export async function upsertCustomers(
     progress?.(Math.min(i + WRITE_BATCH, unique.length));
   }
   return { accountIds, customerIds, inserted };
-}
-
-export interface ImportOutcome {
-  status: 201 | 207;
-  body: ImportResult;
 }
 
 /**
@@ -220,15 +227,17 @@ export async function findActiveCustomer(db: Executor, scope: Scope, customerId:
 
 const YES = /^\s*yes\s*$/i;
 
+/** `record` is the route's `customers.manage`, asked once the relationship is known to be visible. */
 export async function removeCustomer(
   db: Db,
   scope: Scope,
+  record: RecordAccess,
   customerId: number,
   body: RemoveCustomerBody | undefined,
 ): Promise<RemoveCustomerResult> {
   const existing = await repo.findById(db, scope, customerId);
   if (!existing) throw notFound('Customer');
-  if (!hasPermission(scope, 'customers.manage')) throw forbidden('customers.manage');
+  record.require();
   const confirmed = body?.confirm === true || (typeof body?.confirmation === 'string' && YES.test(body.confirmation));
   if (!confirmed) {
     throw new AppError(CustomerErrors.CONFIRMATION_REQUIRED, 'Send "confirm": true or "confirmation": "yes" to remove this customer relationship');
@@ -243,6 +252,7 @@ export async function removeCustomer(
     }
     await repo.markRemoved(tx, scope, row.id, body?.reason?.trim() || null);
     const marketing = await repo.deleteMarketingRecords(tx, scope, row.account_id);
+    await emitWebhookEvent(tx, scope.workspaceId, 'customer.removed', { customer_id: row.id, email: row.email, reason: body?.reason?.trim() || null });
     await writeAudit(tx, scope, {
       action: 'customer.removed',
       subjectType: 'customer',

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Id } from '../../platform/http/bounded.js';
 
-export const ImportIdParams = Type.Object({ importId: Type.Integer({ minimum: 1, maximum: 2147483647 }) }, { additionalProperties: false });
+export const ImportIdParams = Type.Object({ importId: Id() }, { additionalProperties: false });
 
 const RowErrorSchema = Type.Object(
   { row: Type.Integer(), field: Type.String(), code: Type.String(), message: Type.String() },

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/database.js';
-import { touchCredentials } from '../products/product-credentials.service.js';
+import { touchCredentials } from '../products/index.js';
 
 /**
  * When each product credential was last used by a plugin (any runtime call with its appId) and

@@ -1,8 +1,8 @@
 import { generateKeyPairSync, createPrivateKey, type KeyObject } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
 import { seal, unseal } from '../../platform/crypto/sealed.js';
 import { randomSymbols } from '../../platform/ids/codes.js';
+import * as repo from './licensing.keys.repo.js';
 
 const KEY_CACHE_MS = 60_000;
 
@@ -40,10 +40,10 @@ export class LicenseKeyring {
   async signingKey(workspaceId: number): Promise<SigningKey> {
     const cached = this.active.get(workspaceId);
     if (cached && cached.until > Date.now()) return cached;
-    let row = await this.activeRow(workspaceId);
+    let row = await repo.activeKey(this.db, workspaceId);
     if (!row) {
       await this.create(workspaceId);
-      row = await this.activeRow(workspaceId);
+      row = await repo.activeKey(this.db, workspaceId);
     }
     if (!row) throw new Error('license signing key missing after creation');
     const pem = unseal(this.encryptionKey, row.private_key_encrypted, `license-key:${row.kid}`);
@@ -54,31 +54,15 @@ export class LicenseKeyring {
 
   async publicKeys(workspaceId: number): Promise<PublicJwk[]> {
     await this.signingKey(workspaceId);
-    const rows = await this.db
-      .selectFrom('license_keys')
-      .where('workspace_id', '=', workspaceId)
-      .select(['public_jwk', 'status'])
-      .orderBy('created_at', 'desc')
-      .execute();
+    const rows = await repo.publicKeys(this.db, workspaceId);
     return rows.map((r) => r.public_jwk as unknown as PublicJwk);
   }
 
   /** Retires the active key and creates a new one; tokens signed by the old key keep verifying via the JWKS. */
   async rotate(workspaceId: number): Promise<string> {
-    await this.db.transaction().execute(async (tx) => {
-      await tx.updateTable('license_keys').set({ status: 'retired' }).where('workspace_id', '=', workspaceId).where('status', '=', 'active').execute();
-    });
+    await repo.retireActiveKey(this.db, workspaceId);
     this.active.delete(workspaceId);
     return (await this.signingKey(workspaceId)).kid;
-  }
-
-  private activeRow(workspaceId: number) {
-    return this.db
-      .selectFrom('license_keys')
-      .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'active')
-      .select(['kid', 'private_key_encrypted'])
-      .executeTakeFirst();
   }
 
   private async create(workspaceId: number): Promise<void> {
@@ -87,10 +71,6 @@ export class LicenseKeyring {
     const jwk = publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string };
     const publicJwk: PublicJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid, alg: 'EdDSA', use: 'sig' };
     const sealed = seal(this.encryptionKey, Buffer.from(privateKey.export({ format: 'pem', type: 'pkcs8' }) as string), `license-key:${kid}`);
-    // Two first requests may race to create the key: the partial unique index keeps one.
-    await sql`
-      insert into license_keys (kid, workspace_id, alg, public_jwk, private_key_encrypted)
-      values (${kid}, ${workspaceId}, 'EdDSA', ${JSON.stringify(publicJwk)}::jsonb, ${sealed})
-      on conflict (workspace_id) where status = 'active' do nothing`.execute(this.db);
+    await repo.insertActiveKey(this.db, workspaceId, { kid, publicJwk, sealedPrivateKey: sealed });
   }
 }

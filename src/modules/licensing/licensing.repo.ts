@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { SerialStatus } from '../../platform/db/schema.js';
+import { type Selectable, sql } from 'kysely';
+import type { SerialActivationsTable, SerialsTable, SerialStatus } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 
 /**
@@ -37,17 +37,11 @@ export async function findTarget(db: Executor, productAppId: string): Promise<Li
   );
 }
 
-export interface RuntimeSerial {
-  id: number;
-  code: string;
-  status: SerialStatus;
-  max_activations: number;
-  active_activation_count: number;
-  expires_at: Date | null;
-  active_from: Date | null;
-  active_to: Date | null;
-  redeemed_at: Date | null;
-}
+/** What the runtime reads of a serial: its state, seats and validity window. */
+export type RuntimeSerial = Pick<
+  Selectable<SerialsTable>,
+  'id' | 'code' | 'status' | 'max_activations' | 'active_activation_count' | 'expires_at' | 'active_from' | 'active_to' | 'redeemed_at'
+>;
 
 const serialColumns = ['s.id', 's.code', 's.status', 's.max_activations', 's.active_activation_count', 's.expires_at', 's.active_from', 's.active_to', 's.redeemed_at'] as const;
 
@@ -67,15 +61,10 @@ export async function lockSerial(tx: Tx, target: LicenseTarget, codeKey: string)
     .executeTakeFirst();
 }
 
-export interface ActivationRow {
-  id: number;
-  machine_id: string;
-  machine_name: string | null;
-  platform: string | null;
-  app_version: string | null;
-  activated_at: Date;
-  last_validated_at: Date;
-}
+export type ActivationRow = Pick<
+  Selectable<SerialActivationsTable>,
+  'id' | 'machine_id' | 'machine_name' | 'platform' | 'app_version' | 'activated_at' | 'last_validated_at'
+>;
 
 export async function activeActivation(db: Executor, target: LicenseTarget, serialId: number, machineId: string): Promise<ActivationRow | undefined> {
   return db
@@ -106,35 +95,75 @@ export async function serialWithMachine(db: Executor, target: LicenseTarget, cod
     .executeTakeFirst();
 }
 
+/** The serial with this machine's active seat (`activation_id` null when it holds none). */
+export type SerialWithMachine = NonNullable<Awaited<ReturnType<typeof serialWithMachine>>>;
+
+/** Who takes a seat: the plugin itself, or its buyer through the customer portal (an offline activation). */
+export type SeatClaimant = { type: 'runtime' } | { type: 'customer'; accountId: number; customerId: number };
+
 /**
- * Takes a seat in one statement: the activation row, the serial's seat count
- * (and redemption on first use) and the audit event. Call only while holding
- * the serial lock from `lockSerial`, after checking a seat is free.
+ * Locks the serial and, if it is usable at `now` and a seat is free, takes one for the machine, in
+ * one statement: the activation row, the serial's seat count (and redemption on first use) and the
+ * audit event. The lock is taken first; a transaction that held it is waited for and the serial is
+ * re-read as it committed, so the seat count is checked against the latest count. A machine that
+ * already holds a seat takes no second one (the unique active-machine index; a seat committed
+ * while we waited counts too): `activation` is then null, as when the serial is unusable or full,
+ * and the caller (holding the lock until its transaction ends) looks the machine's seat up.
+ * The usability test repeats `refusal()` of the service with the same `now`, and the service
+ * checks the returned serial with `refusal()` itself inside the same transaction.
  */
 export async function claimSeat(
   tx: Tx,
   target: LicenseTarget,
-  serial: { id: number; status: SerialStatus },
+  codeKey: string,
   machine: { machineId: string; machineName: string | null; platform: string | null; appVersion: string | null },
-): Promise<ActivationRow> {
-  const after: SerialStatus = serial.status === 'available' ? 'redeemed' : serial.status;
-  const result = await sql<ActivationRow>`
-    with activation as (
+  now: Date,
+  claimant: SeatClaimant = { type: 'runtime' },
+): Promise<{ serial: RuntimeSerial; activation: ActivationRow | null } | undefined> {
+  const [action, actorAccountId, customerId] =
+    claimant.type === 'customer' ? ['offline.activated', claimant.accountId, claimant.customerId] : ['runtime.activated', null, null];
+  const result = await sql<RuntimeSerial & { [K in keyof ActivationRow as `a_${K}`]: ActivationRow[K] | null }>`
+    with s as (
+      select id, code, status, max_activations, active_activation_count, expires_at, active_from, active_to, redeemed_at
+      from serials
+      where workspace_id = ${target.workspaceId} and product_id = ${target.productId} and code_key = ${codeKey}
+      for update
+    ), free as (
+      select id, status, case when status = 'available' then 'redeemed' else status end as after
+      from s
+      where status not in ('revoked', 'suspended', 'deactivated')
+        and (active_from is null or active_from <= ${now}::timestamptz)
+        and (expires_at is null or expires_at > ${now}::timestamptz)
+        and (active_to is null or active_to > ${now}::timestamptz)
+        and active_activation_count < max_activations
+    ), activation as (
       insert into serial_activations (workspace_id, serial_id, machine_id, machine_name, platform, app_version)
-      values (${target.workspaceId}, ${serial.id}, ${machine.machineId}, ${machine.machineName}, ${machine.platform}, ${machine.appVersion})
-      returning id, machine_id, machine_name, platform, app_version, activated_at, last_validated_at
+      select ${target.workspaceId}, id, ${machine.machineId}, ${machine.machineName}, ${machine.platform}, ${machine.appVersion} from free
+      on conflict (serial_id, machine_id) where status = 'active' do nothing
+      returning id, serial_id, machine_id, machine_name, platform, app_version, activated_at, last_validated_at
     ), seat as (
-      update serials set active_activation_count = active_activation_count + 1, status = ${after},
+      update serials set active_activation_count = active_activation_count + 1,
+        status = case when status = 'available' then 'redeemed' else status end,
         redeemed_at = coalesce(redeemed_at, now()), updated_at = now()
-      where workspace_id = ${target.workspaceId} and id = ${serial.id}
+      where workspace_id = ${target.workspaceId} and id = (select serial_id from activation)
     ), event as (
-      insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, before_status, after_status, data)
-      select ${target.workspaceId}, ${serial.id}, ${target.productId}, 'runtime.activated', 'runtime', ${serial.status}, ${after},
-             jsonb_build_object('activationId', id, 'machineId', machine_id, 'platform', platform)
-      from activation
+      insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, actor_account_id, before_status, after_status, data)
+      select ${target.workspaceId}, a.serial_id, ${target.productId}, ${action}, ${claimant.type}, ${actorAccountId}::int, f.status, f.after,
+             jsonb_build_object('activationId', a.id, 'machineId', a.machine_id, 'platform', a.platform)
+               || case when ${customerId}::int is null then '{}'::jsonb else jsonb_build_object('customerId', ${customerId}::int) end
+      from activation a join free f on f.id = a.serial_id
     )
-    select * from activation`.execute(tx);
-  return result.rows[0]!;
+    select s.*, a.id as a_id, a.machine_id as a_machine_id, a.machine_name as a_machine_name, a.platform as a_platform,
+           a.app_version as a_app_version, a.activated_at as a_activated_at, a.last_validated_at as a_last_validated_at
+    from s left join activation a on true`.execute(tx);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const { a_id, a_machine_id, a_machine_name, a_platform, a_app_version, a_activated_at, a_last_validated_at, ...serial } = row;
+  const activation =
+    a_id === null
+      ? null
+      : { id: a_id, machine_id: a_machine_id!, machine_name: a_machine_name, platform: a_platform, app_version: a_app_version, activated_at: a_activated_at!, last_validated_at: a_last_validated_at! };
+  return { serial, activation };
 }
 
 export async function touchActivation(

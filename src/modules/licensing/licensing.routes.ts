@@ -1,6 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { defineRoute } from '../../platform/auth/define-route.js';
 import { AppError } from '../../platform/http/errors.js';
 import { enforceLimits } from '../../platform/http/rate-limits.js';
 import { errorResponses } from '../../platform/http/schemas.js';
@@ -13,6 +12,7 @@ import {
   DeactivateResult,
   Jwks,
   KeysQuery,
+  ProductKeyHeader,
   ValidateBody,
   ValidateResult,
 } from './licensing.schemas.js';
@@ -28,16 +28,8 @@ export interface LicensingRouteOptions {
 }
 
 const tags = ['licensing'];
-const ProductKeyHeader = Type.Object({
-  'x-product-key': Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: 'The product key a plugin package embeds. Optional; when sent it must belong to the appId (else 401 INVALID_PRODUCT_KEY), and the call counts for the REST status.',
-    }),
-  ),
-});
-const runtime = { policy: { auth: 'public' as const } };
+// Called by plugins: the serial (and the product key a package embeds) authenticates, not a caller.
+const runtime = { auth: 'public' } as const;
 const authNote =
   'Called by plugins, authenticated by the serial itself (no developer JWT). Rate-limited per client address, per serial and address, and per serial (429 with Retry-After).';
 const MINUTE = 60_000;
@@ -53,7 +45,8 @@ const serialOf = (req: FastifyRequest) => {
   return `${body.productAppId}:${serialKey(body.serial ?? '')}`;
 };
 
-export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> = async (app, { service, rateLimit: limits }) => {
+/** The plugin runtime's routes; `app` gives them its rate limiters and the licensing metric. */
+export function licensingRoutes(app: FastifyInstance, { service, rateLimit: limits }: LicensingRouteOptions) {
   /** Counts each answer by operation and outcome code (the metric licensing dashboards alert on). */
   const counted = async <T>(operation: string, run: () => Promise<T>, code: (result: T) => string): Promise<T> => {
     try {
@@ -73,10 +66,11 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
     { max: limits.perSerialTotal, windowMs: MINUTE, key: (req) => `lic:serial:${serialOf(req)}` },
   ]);
 
-  app.post(
-    '/api/licensing/v1/activate',
-    {
-      config: runtime,
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/api/licensing/v1/activate',
+      policy: runtime,
       onRequest: addressLimit,
       preHandler: serialLimit,
       schema: {
@@ -87,17 +81,15 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
         body: ActivateBody,
         response: { 200: ActivateResult, 201: ActivateResult, ...errorResponses(400, 401, 404, 422, 429) },
       },
-    },
-    async (request, reply) => {
-      const result = await counted('activate', () => service.activate(request.body, productKeyOf(request)), (r) => (r.created ? 'ACTIVATED' : 'ALREADY_ACTIVE'));
-      return reply.code(result.created ? 201 : 200).send(result.body);
-    },
-  );
-
-  app.post(
-    '/api/licensing/v1/validate',
-    {
-      config: runtime,
+      handler: async ({ request, reply }) => {
+        const result = await counted('activate', () => service.activate(request.body, productKeyOf(request)), (r) => (r.created ? 'ACTIVATED' : 'ALREADY_ACTIVE'));
+        return reply.code(result.created ? 201 : 200).send(result.body);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/licensing/v1/validate',
+      policy: runtime,
       onRequest: addressLimit,
       preHandler: serialLimit,
       schema: {
@@ -108,14 +100,12 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
         body: ValidateBody,
         response: { 200: ValidateResult, ...errorResponses(400, 401, 429) },
       },
-    },
-    async (request) => counted('validate', () => service.validate(request.body, productKeyOf(request)), (r) => r.code),
-  );
-
-  app.post(
-    '/api/licensing/v1/deactivate',
-    {
-      config: runtime,
+      handler: ({ request }) => counted('validate', () => service.validate(request.body, productKeyOf(request)), (r) => r.code),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/licensing/v1/deactivate',
+      policy: runtime,
       onRequest: addressLimit,
       preHandler: serialLimit,
       schema: {
@@ -126,14 +116,12 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
         body: DeactivateBody,
         response: { 200: DeactivateResult, ...errorResponses(400, 401, 404, 429) },
       },
-    },
-    async (request) => counted('deactivate', () => service.deactivate(request.body, productKeyOf(request)), (r) => (r.released ? 'RELEASED' : 'NOT_ACTIVE')),
-  );
-
-  app.get(
-    '/api/licensing/v1/keys',
-    {
-      config: runtime,
+      handler: ({ request }) => counted('deactivate', () => service.deactivate(request.body, productKeyOf(request)), (r) => (r.released ? 'RELEASED' : 'NOT_ACTIVE')),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/licensing/v1/keys',
+      policy: runtime,
       onRequest: addressLimit,
       schema: {
         tags,
@@ -142,10 +130,10 @@ export const licensingRoutes: FastifyPluginAsyncTypebox<LicensingRouteOptions> =
         querystring: KeysQuery,
         response: { 200: Jwks, ...errorResponses(400, 404, 429) },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'public, max-age=300');
-      return service.jwks(request.query.productAppId);
-    },
-  );
-};
+      handler: ({ request, reply }) => {
+        reply.header('cache-control', 'public, max-age=300');
+        return service.jwks(request.query.productAppId);
+      },
+    }),
+  ];
+}

@@ -88,3 +88,14 @@ export const Jwks = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** Sent by plugin packages beside the body (`x-product-key`). */
+export const ProductKeyHeader = Type.Object({
+  'x-product-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The product key a plugin package embeds. Optional; when sent it must belong to the appId (else 401 INVALID_PRODUCT_KEY), and the call counts for the REST status.',
+    }),
+  ),
+});

@@ -2,18 +2,21 @@ import type { Db } from '../../platform/db/database.js';
 import { inTransaction } from '../../platform/db/transaction.js';
 import { AppError, type ErrorCode } from '../../platform/http/errors.js';
 import { serialKey } from '../../platform/ids/codes.js';
-import { recordEvents } from '../serials/serials.repo.js';
-import { remainingActivations } from '../serials/serials.lifecycle.js';
+import { announceSerialChanges, onSerialChanges, recordSerialEvents, remainingActivations } from '../serials/index.js';
+import { ValidateCache, type ValidateEntry } from './licensing.cache.js';
 import { LicensingErrors } from './licensing.errors.js';
 import type { LicenseKeyring } from './licensing.keys.js';
 import * as repo from './licensing.repo.js';
 import type { ActivateBody, DeactivateBody, ValidateBody, ValidationCode } from './licensing.schemas.js';
 import { signLicenseToken } from './licensing.token.js';
 import type { ConnectionTracker } from './licensing.connections.js';
-import { keyForRuntime, productKeyHash } from '../products/product-credentials.service.js';
+import { keyForRuntime, productKeyHash } from '../products/index.js';
+import { emitWebhookEvent } from '../webhooks/index.js';
 
 const DAY = 86_400_000;
-const TARGET_CACHE_MS = 30_000;
+// Short, like validate's own cache: a product's offline grace shapes the token, so a change to it
+// reaches every instance within the same few seconds.
+const TARGET_CACHE_MS = 4_000;
 const TARGET_CACHE_SIZE = 10_000;
 // Validation refreshes "last seen" at most this often, so the hot path stays read-only.
 const TOUCH_INTERVAL = 3_600_000;
@@ -65,11 +68,22 @@ const notFound = () => new AppError(LicensingErrors.LICENSE_NOT_FOUND, 'No such 
 const KEY_CACHE_MS = 30_000;
 
 export class LicensingService {
+  /** Validate's answers for a few seconds (see licensing.cache.ts); serial changes of this process drop them at once. */
+  private readonly validations = new ValidateCache();
+  private readonly unsubscribe: () => void;
+
   constructor(
     private readonly db: Db,
     private readonly keyring: LicenseKeyring,
     private readonly connections?: ConnectionTracker,
-  ) {}
+  ) {
+    this.unsubscribe = onSerialChanges((change) => this.validations.forget(change.workspaceId, change.serialIds));
+  }
+
+  /** Stops listening for serial changes (when the app closes). */
+  close(): void {
+    this.unsubscribe();
+  }
 
   // Product keys by hash, for at most 30 s: a revoked or expired key stops working within that.
   private readonly keys = new Map<string, { credentialId: number; acceptedUntil: number | null; until: number } | null>();
@@ -128,9 +142,10 @@ export class LicensingService {
   /**
    * Claims a seat for a machine. The serial row is locked before seats are
    * counted, so two machines racing for the last seat cannot both win. The
-   * same machine again is idempotent (200, same activation).
+   * same machine again is idempotent (200, same activation). The customer portal's offline
+   * activation comes through here too, with the buyer as the claimant of the seat.
    */
-  async activate(input: ActivateBody, productKey?: string) {
+  async activate(input: ActivateBody, productKey?: string, claimant?: repo.SeatClaimant) {
     const target = await this.authenticate(input.productAppId, productKey);
     if (!target) throw notFound();
     const now = new Date();
@@ -141,24 +156,34 @@ export class LicensingService {
       appVersion: input.appVersion ?? null,
     };
     const result = await inTransaction(this.db, async (tx) => {
-      const serial = await repo.lockSerial(tx, target, serialKey(input.serial));
-      if (!serial) throw notFound();
+      // One statement locks the serial and takes a seat when one is free; the rest only runs when it took none.
+      const claim = await repo.claimSeat(tx, target, serialKey(input.serial), machine, now, claimant);
+      if (!claim) throw notFound();
+      const { serial, activation } = claim;
+      // (Were the statement's test and this one ever to disagree, the throw rolls the seat back.)
       const refused = refusal(serial, now);
       if (refused) throw new AppError(REFUSAL_ERROR[refused], REFUSAL_DETAIL[refused], { body: { reason: refused } });
 
-      const existing = await repo.activeActivation(tx, target, serial.id, input.machineId);
-      if (existing) {
-        await repo.touchActivation(tx, target, existing.id, machine);
-        return { created: false, serial, activation: existing, active: serial.active_activation_count };
+      if (!activation) {
+        const existing = await repo.activeActivation(tx, target, serial.id, input.machineId);
+        if (existing) {
+          await repo.touchActivation(tx, target, existing.id, machine);
+          return { created: false, serial, activation: existing, active: serial.active_activation_count };
+        }
+        if (serial.active_activation_count >= serial.max_activations) {
+          throw new AppError(
+            LicensingErrors.MACHINE_LIMIT_EXCEEDED,
+            `All ${serial.max_activations} seats of this serial are in use. Deactivate another machine first.`,
+            { body: { maxActivations: serial.max_activations, activeActivations: serial.active_activation_count } },
+          );
+        }
+        throw new Error(`licensing: serial ${serial.id} had a free seat but none was taken for the machine`);
       }
-      if (serial.active_activation_count >= serial.max_activations) {
-        throw new AppError(
-          LicensingErrors.MACHINE_LIMIT_EXCEEDED,
-          `All ${serial.max_activations} seats of this serial are in use. Deactivate another machine first.`,
-          { body: { maxActivations: serial.max_activations, activeActivations: serial.active_activation_count } },
-        );
-      }
-      const activation = await repo.claimSeat(tx, target, serial, machine);
+      await emitWebhookEvent(tx, target.workspaceId, 'activation.created', {
+        activation_id: activation.id, serial_id: serial.id, product_id: target.productId, machine_id: activation.machine_id, machine_name: activation.machine_name,
+        platform: activation.platform, app_version: activation.app_version, activated_at: activation.activated_at.toISOString(), via: claimant?.type === 'customer' ? 'customer_portal' : 'runtime',
+      });
+      announceSerialChanges(tx, target.workspaceId, [serial.id]);
       const redeem = serial.status === 'available';
       const updated = { ...serial, status: redeem ? ('redeemed' as const) : serial.status, redeemed_at: serial.redeemed_at ?? now };
       return { created: true, serial: updated, activation, active: serial.active_activation_count + 1 };
@@ -193,14 +218,29 @@ export class LicensingService {
     };
   }
 
-  /** Always an answer, never an HTTP error: an unusable serial is data the plugin acts on. */
+  /**
+   * Always an answer, never an HTTP error: an unusable serial is data the plugin acts on. What it
+   * reads is cached per (product app, serial, machine) for a few seconds, and the signed token with
+   * it for a repeat of the same nonce; the refusal rules and the token's expiry are checked against
+   * the clock on every call, so a cached answer never outlives the serial's window or its token.
+   */
   async validate(input: ValidateBody, productKey?: string) {
     const nonce = input.nonce ?? null;
     const answer = (code: ValidationCode, detail: string) => ({ valid: false, code, detail, nonce });
     const target = await this.authenticate(input.productAppId, productKey);
     if (!target) return answer('NOT_FOUND', 'No such serial for this product.');
-    const row = await repo.serialWithMachine(this.db, target, serialKey(input.serial), input.machineId);
-    if (!row) return answer('NOT_FOUND', 'No such serial for this product.');
+    const codeKey = serialKey(input.serial);
+    const cacheKey = ValidateCache.key(target, codeKey, input.machineId);
+    let entry = this.validations.get(cacheKey, target);
+    if (!entry) {
+      const readFrom = this.validations.beginRead();
+      const startedAt = Date.now();
+      const row = await repo.serialWithMachine(this.db, target, codeKey, input.machineId);
+      if (!row) return answer('NOT_FOUND', 'No such serial for this product.');
+      entry = { row, offlineGraceDays: target.offlineGraceDays, readFrom };
+      this.validations.set(cacheKey, entry, startedAt);
+    }
+    const row = entry.row;
     const now = new Date();
     const refused = refusal(row, now);
     if (refused) return answer(refused, REFUSAL_DETAIL[refused]);
@@ -208,18 +248,29 @@ export class LicensingService {
 
     if (row.last_validated_at && now.getTime() - row.last_validated_at.getTime() > TOUCH_INTERVAL) {
       await repo.touchActivation(this.db, target, row.activation_id);
+      entry.row = { ...row, last_validated_at: now };
     }
+    const token = await this.validationToken(entry, target, input.machineId, nonce, now);
+    return { valid: true, code: 'VALID' as const, detail: 'The serial is valid on this machine.', nonce, token: token.token, tokenExpiresAt: token.expiresAt.toISOString() };
+  }
+
+  /** The token signed for this answer a moment ago if the nonce is the same and it has not expired (to the second), else a new one. */
+  private async validationToken(entry: ValidateEntry, target: repo.LicenseTarget, machineId: string, nonce: string | null, now: Date) {
+    const kept = entry.token;
+    if (kept && kept.nonce === nonce && Math.floor(kept.expiresAt.getTime() / 1000) * 1000 > now.getTime()) return kept;
+    const row = entry.row;
     const expiresAt = tokenExpiry(target, row, now);
     const token = await signLicenseToken(await this.keyring.signingKey(target.workspaceId), {
       productAppId: target.productAppId,
       serialId: row.id,
       serial: row.code,
-      machineId: input.machineId,
-      activationId: row.activation_id,
+      machineId,
+      activationId: row.activation_id!,
       expiresAt,
       nonce,
     }, now);
-    return { valid: true, code: 'VALID' as const, detail: 'The serial is valid on this machine.', nonce, token, tokenExpiresAt: expiresAt.toISOString() };
+    entry.token = { nonce, token, expiresAt };
+    return entry.token;
   }
 
   /** Self-service seat release; idempotent. Works whatever the serial's state, so a seat can always be freed. */
@@ -233,7 +284,9 @@ export class LicensingService {
       if (!activation) return { released: false, serial: seatState(serial, serial.active_activation_count) };
       await repo.releaseActivation(tx, target, activation.id);
       await repo.adjustSeatCount(tx, target, serial.id, -1, false);
-      await recordEvents(tx, target.workspaceId, [
+      announceSerialChanges(tx, target.workspaceId, [serial.id]);
+      await emitWebhookEvent(tx, target.workspaceId, 'activation.released', { activation_id: activation.id, serial_id: serial.id, product_id: target.productId, machine_id: input.machineId, released_by: 'runtime', reason: null });
+      await recordSerialEvents(tx, target.workspaceId, [
         {
           serialId: serial.id,
           action: 'runtime.deactivated',

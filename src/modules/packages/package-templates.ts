@@ -19,7 +19,7 @@ export const RELEASE_CHANNELS = ['stable'] as const;
 export type ReleaseChannel = (typeof RELEASE_CHANNELS)[number];
 
 /** Version of the template set; bumped when any template changes what it does. */
-export const TEMPLATE_VERSION = '1.0.0';
+export const TEMPLATE_VERSION = '1.2.0';
 
 /** Everything a template may use. */
 export interface TemplateValues {

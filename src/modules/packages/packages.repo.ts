@@ -1,30 +1,11 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Scope } from '../../platform/auth/scope.js';
-import type { ProductEnvironment } from '../../platform/db/schema.js';
+import type { PackageBuildsTable, PackageSettingsTable, ProductEnvironment } from '../../platform/db/schema.js';
 import type { Executor } from '../../platform/db/transaction.js';
 
-export interface SavedSettings {
-  experience_mode: string;
-  ui_width: number;
-  ui_height: number;
-  release_channel: string;
-}
+export type SavedSettings = Pick<Selectable<PackageSettingsTable>, 'experience_mode' | 'ui_width' | 'ui_height' | 'release_channel'>;
 
-export interface BuildRecord {
-  id: string;
-  workspace_id: number;
-  product_id: number | null;
-  environment: ProductEnvironment | null;
-  variant: string;
-  input_hash: string;
-  key_hash: string | null;
-  storage_key: string;
-  filename: string;
-  sha256: string;
-  size_bytes: number;
-  created_at: Date;
-  last_built_at: Date;
-}
+export type BuildRecord = Omit<Selectable<PackageBuildsTable>, 'settings' | 'template_version' | 'built_by'>;
 
 const BUILD = [
   'id', 'workspace_id', 'product_id', 'environment', 'variant', 'input_hash', 'key_hash', 'storage_key', 'filename', 'sha256', 'size_bytes',

@@ -8,11 +8,15 @@ import { AppError, type FieldError } from '../../platform/http/errors.js';
 import { randomSymbols } from '../../platform/ids/codes.js';
 import type { LinkAnswer, LinkedObject, PrivateLinks } from '../../platform/links/private-links.js';
 import type { PrivateStorage } from '../../platform/storage/storage.js';
-import type { LicenseKeyring } from '../licensing/licensing.keys.js';
-import type { ProductCredentials } from '../products/product-credentials.service.js';
-import type { PackageStatusSource } from '../products/product-dashboard.service.js';
-import { productRecordOrThrow, recordProductEvent } from '../products/products.service.js';
-import type { ProductRecord } from '../products/products.repo.js';
+import type { LicenseKeyring } from '../licensing/index.js';
+import {
+  type PackageStatusSource,
+  type ProductCredentials,
+  type ProductRecord,
+  productRecordOrThrow,
+  recordProductEvent,
+  workspaceStorefront,
+} from '../products/index.js';
 import { buildArchive } from './package-archive.js';
 import {
   EXPERIENCE_MODES,
@@ -176,7 +180,7 @@ export class PackageService implements PackageStatusSource {
     }
 
     const jwks = { keys: await this.keyring.publicKeys(scope.workspaceId) };
-    const storefrontUrl = product.storefront_url ?? (await this.workspaceStorefront(scope)) ?? '';
+    const storefrontUrl = product.storefront_url ?? (await workspaceStorefront(this.db, scope)) ?? '';
     const values: TemplateValues = {
       variant: settings.variant,
       templateVersion: TEMPLATE_VERSION,
@@ -275,7 +279,7 @@ export class PackageService implements PackageStatusSource {
     const settings = checkSettings({ ...input, variant: undefined }, undefined, 'query', false);
     await this.storage.check();
     const products = await repo.storefrontProducts(this.db, scope);
-    const workspaceUrl = (await this.workspaceStorefront(scope)) ?? '';
+    const workspaceUrl = (await workspaceStorefront(this.db, scope)) ?? '';
     const archive = buildStorefrontArchive({ products, workspaceStorefrontUrl: workspaceUrl, uiWidth: settings.uiWidth, uiHeight: settings.uiHeight });
     const id = `sfp_${archive.sha256.slice(0, 32)}`;
     const storageKey = `ws${scope.workspaceId}/storefront/${id}.zip`;
@@ -298,12 +302,12 @@ export class PackageService implements PackageStatusSource {
   async status(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment) {
     const state = await this.credentials.read(scope, productId, environment);
     const s = await repo.packageStatus(db, scope, productId, environment, state.key?.key_hash ?? null);
-    return { packageReady: s.currentVariants.length > 0, lastGeneratedAt: s.lastGeneratedAt, variants: s.currentVariants };
-  }
-
-  private async workspaceStorefront(scope: Scope): Promise<string | null> {
-    const row = await this.db.selectFrom('workspaces').where('id', '=', scope.workspaceId).select('storefront_url').executeTakeFirst();
-    return row?.storefront_url ?? null;
+    return {
+      packageReady: s.currentVariants.length > 0,
+      lastGeneratedAt: s.lastGeneratedAt,
+      variants: s.currentVariants,
+      rotationOverlapSeconds: this.options.rotationOverlapSeconds[environment],
+    };
   }
 
   private async resolveLink(buildId: string): Promise<LinkedObject | null> {

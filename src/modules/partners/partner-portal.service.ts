@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../platform/http/errors.js';
 import { PartnerErrors } from './partners.errors.js';
 import * as repo from './partners.repo.js';
 import { invitationTokenHash, MANAGED_LIVE_POLICY_VERSION, recordConsent, referralLink } from './partners.service.js';
+import { emitWebhookEvent } from '../webhooks/index.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const unknownInvitation = () => notFound('Invitation');
@@ -40,11 +41,7 @@ export class PartnerPortal {
     if (!TOKEN.test(token)) throw unknownInvitation();
     const invitation = await repo.invitationByHash(this.db, invitationTokenHash(token));
     if (!invitation || invitation.status === 'revoked' || (invitation.status === 'pending' && invitation.expires_at.getTime() <= Date.now())) throw unknownInvitation();
-    const agreement = await this.db
-      .selectFrom('partner_agreements')
-      .where('id', '=', invitation.agreement_id)
-      .select(['id', 'kind', 'name', 'status'])
-      .executeTakeFirstOrThrow();
+    const agreement = await repo.agreementOfInvitation(this.db, invitation.agreement_id);
     if (agreement.status === 'ended') throw unknownInvitation();
     const [terms] = (await repo.termsOf(this.db, invitation.workspace_id, [invitation.agreement_id])).filter((t) => t.version === invitation.terms_version);
     return {
@@ -67,12 +64,7 @@ export class PartnerPortal {
       const found = await repo.invitationByHash(tx, invitationTokenHash(input.token));
       if (!found) throw unknownInvitation();
       // One acceptance however many arrive at once: the agreement row is the lock.
-      const agreement = await tx
-        .selectFrom('partner_agreements')
-        .where('id', '=', found.agreement_id)
-        .selectAll()
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      const agreement = await repo.lockAgreementForAcceptance(tx, found.agreement_id);
       const invitation = (await repo.invitationByHash(tx, invitationTokenHash(input.token)))!;
       const acceptedByMe = invitation.status === 'accepted' && invitation.accepted_by === recipient.recipientId;
       if (invitation.status === 'revoked' || agreement.status === 'ended' || (invitation.status === 'pending' && invitation.expires_at.getTime() <= Date.now())) throw unknownInvitation();
@@ -104,6 +96,7 @@ export class PartnerPortal {
           to: status,
           data: { terms_version: invitation.terms_version },
         });
+        if (status !== agreement.status) await emitWebhookEvent(tx, agreement.workspace_id, 'partner.agreement.status_changed', { agreement_id: agreement.id, previous_status: agreement.status, status, changed_by: 'recipient' });
       }
       const updated = (await repo.findRecipientAgreement(tx, recipient, agreement.id))!;
       return {

@@ -1,50 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { RecipientScope, Scope } from '../../platform/auth/scope.js';
-import type { AgreementKind, AgreementStatus } from '../../platform/db/schema.js';
+import type { AgreementKind, AgreementStatus, PartnerAgreementsTable, PartnerInvitationsTable, PartnerTermsTable } from '../../platform/db/schema.js';
+import { announceOnCommit } from '../../platform/db/committed-changes.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 
-export interface AgreementRecord {
-  id: number;
-  workspace_id: number;
-  kind: AgreementKind;
-  name: string;
-  recipient_email: string;
-  recipient_id: number | null;
-  status: AgreementStatus;
-  proposed_terms_version: number;
-  accepted_terms_version: number | null;
-  accepted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  referral_code: string | null;
-}
+/** An agreement as the service reads it (who created it is kept for the record, never read). */
+export type AgreementRecord = Omit<Selectable<PartnerAgreementsTable>, 'created_by'>;
 
-export interface TermsRecord {
-  agreement_id: number;
-  version: number;
-  rate_bps: number;
-  attribution_window_days: number;
-  include_reseller_sales: boolean;
-  effective_from: Date;
-  payout_policy_version: string;
-  created_at: Date;
+/** One version of the terms, with the product rates it names. */
+export type TermsRecord = Omit<Selectable<PartnerTermsTable>, 'workspace_id' | 'created_by'> & {
   product_rates: Array<{ product_id: number; rate_bps: number }>;
-}
+};
 
-export interface InvitationRecord {
-  id: number;
-  workspace_id: number;
-  agreement_id: number;
-  terms_version: number;
-  email: string;
-  status: 'pending' | 'accepted' | 'revoked';
-  expires_at: Date;
-  email_queued: boolean;
-  created_at: Date;
-  accepted_at: Date | null;
-  accepted_by: number | null;
-}
+/** An invitation without what derives its token (only the e-mail's render reads those). */
+export type InvitationRecord = Omit<Selectable<PartnerInvitationsTable>, 'token_hash' | 'token_nonce' | 'created_by'>;
 
 const AGREEMENT = [
   'a.id', 'a.workspace_id', 'a.kind', 'a.name', 'a.recipient_email', 'a.recipient_id', 'a.status', 'a.proposed_terms_version', 'a.accepted_terms_version',
@@ -79,6 +49,16 @@ export async function findRecipientAgreement(db: Executor, recipient: RecipientS
     .select(AGREEMENT);
   if (lock) q = q.forUpdate('a');
   return q.executeTakeFirst();
+}
+
+/** The agreement an invitation belongs to, as the invitation page shows it (the token already found the invitation). */
+export async function agreementOfInvitation(db: Executor, agreementId: number) {
+  return db.selectFrom('partner_agreements').where('id', '=', agreementId).select(['id', 'kind', 'name', 'status']).executeTakeFirstOrThrow();
+}
+
+/** The agreement row an acceptance locks: concurrent accepts of one invitation queue here and make one acceptance. */
+export async function lockAgreementForAcceptance(tx: Tx, agreementId: number) {
+  return tx.selectFrom('partner_agreements').where('id', '=', agreementId).select(['id', 'workspace_id', 'status']).forUpdate().executeTakeFirstOrThrow();
 }
 
 export async function listRecipientAgreements(db: Executor, recipient: RecipientScope) {
@@ -189,6 +169,8 @@ export async function updateAgreement(
   changes: Partial<{ name: string; status: AgreementStatus; proposed_terms_version: number; accepted_terms_version: number; accepted_at: Date; recipient_id: number }>,
 ): Promise<void> {
   await tx.updateTable('partner_agreements').set({ ...changes, updated_at: new Date() }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  // Referral links answer from a per-instance cache: this instance drops it before the change is answered.
+  announceOnCommit(tx, 'partner_agreements', workspaceId);
 }
 
 /** Products of the workspace among `ids`, locked so capacity checks on them run one at a time. */
@@ -227,7 +209,7 @@ export async function committedCollaboratorRates(tx: Tx, scope: Scope, productId
 export async function insertInvitation(
   tx: Tx,
   workspaceId: number,
-  i: { agreementId: number; termsVersion: number; email: string; tokenHash: string; expiresAt: Date; emailQueued: boolean; createdBy: number | null },
+  i: { agreementId: number; termsVersion: number; email: string; tokenHash: string; tokenNonce: string; expiresAt: Date; emailQueued: boolean; createdBy: number | null },
 ): Promise<InvitationRecord> {
   return tx
     .insertInto('partner_invitations')
@@ -237,12 +219,24 @@ export async function insertInvitation(
       terms_version: i.termsVersion,
       email: i.email,
       token_hash: i.tokenHash,
+      token_nonce: i.tokenNonce,
       expires_at: i.expiresAt,
       email_queued: i.emailQueued,
       created_by: i.createdBy,
     })
     .returning(INVITATION)
     .executeTakeFirstOrThrow();
+}
+
+/** What the invitation e-mail needs when it is sent: address, state, the agreement's name and what derives the token. */
+export async function invitationForEmail(db: Executor, workspaceId: number, invitationId: number) {
+  return db
+    .selectFrom('partner_invitations as i')
+    .innerJoin('partner_agreements as a', (j) => j.onRef('a.workspace_id', '=', 'i.workspace_id').onRef('a.id', '=', 'i.agreement_id'))
+    .where('i.workspace_id', '=', workspaceId)
+    .where('i.id', '=', invitationId)
+    .select(['i.email', 'i.status', 'i.expires_at', 'i.token_hash', 'i.token_nonce', 'a.name'])
+    .executeTakeFirst();
 }
 
 /** Older pending links stop working when a replacement is made. */
@@ -340,4 +334,14 @@ export async function eventsOf(db: Executor, workspaceId: number, agreementId: n
     .select(['action', 'actor_kind', 'actor_id', 'from_status', 'to_status', 'created_at'])
     .orderBy('id')
     .execute();
+}
+
+/** For fixtures: the recipient of a seeded agreement, verified when it is new (an existing one is left as it is). */
+export async function seedRecipient(tx: Tx, email: string): Promise<{ id: number }> {
+  return tx
+    .insertInto('recipients')
+    .values({ email, email_verified_at: new Date() })
+    .onConflict((oc) => oc.column('email').doUpdateSet({ email }))
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }

@@ -1,13 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import type { AgreementKind, AgreementStatus } from '../../platform/db/schema.js';
 import { inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { AppError, CommonErrors, type FieldError, notFound } from '../../platform/http/errors.js';
-import { enqueueJobs } from '../../platform/jobs/jobs.repo.js';
-import { enqueueEmails } from '../../platform/mail/mail.js';
+import { hashLinkToken, type LinkTokens } from '../../platform/mail/link-tokens.js';
+import { enqueueEmail } from '../../platform/mail/mail.js';
+import { INVITATION_TOKEN, PARTNER_INVITATION_EMAIL } from './partners.emails.js';
 import { PartnerErrors } from './partners.errors.js';
 import * as repo from './partners.repo.js';
+import { AgreementLiveJob } from './partners.jobs.js';
+import { emitWebhookEvent } from '../webhooks/index.js';
 
 /** The managed-live policy both parties consent to (the contract prints it without the brand prefix). */
 export const MANAGED_LIVE_POLICY_VERSION = 'patchbay-managed-live-v1';
@@ -44,8 +46,7 @@ export interface PatchAgreementInput extends TermsInput {
   send_email?: boolean | undefined;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-export const invitationTokenHash = hashToken;
+export const invitationTokenHash = hashLinkToken;
 
 const termsJson = (t: repo.TermsRecord) => ({
   terms_version: t.version,
@@ -118,6 +119,11 @@ export function referralLink(code: string | null, publicBaseUrl: string) {
   return { referral_code: code, referral_url: code ? `${publicBaseUrl}/api/partner-referrals/${code}` : null };
 }
 
+/** 404 unless the workspace's partner features are on: every partner route (the ledger's too) asks this first. */
+export async function ensureProgramsEnabled(db: Db, scope: Scope): Promise<void> {
+  if (!(await repo.programsEnabled(db, scope.workspaceId))) throw notFound('Partner programs');
+}
+
 /** Status changes per section 3.3 of the contract; the same status again changes nothing. */
 export function checkTransition(from: AgreementStatus, to: 'active' | 'paused' | 'ended'): 'change' | 'same' {
   if (from === to) return 'same';
@@ -137,14 +143,15 @@ export class PartnerPrograms {
   constructor(
     private readonly db: Db,
     private readonly limits: PartnerLimits,
+    private readonly tokens: LinkTokens,
     private readonly portalUrl: string,
     /** Where this service is reached: referral links point here. */
     private readonly publicBaseUrl = '',
   ) {}
 
   /** 404 on every partner route of a workspace whose partner features are switched off. */
-  async ensureEnabled(scope: Scope): Promise<void> {
-    if (!(await repo.programsEnabled(this.db, scope.workspaceId))) throw notFound('Partner programs');
+  ensureEnabled(scope: Scope): Promise<void> {
+    return ensureProgramsEnabled(this.db, scope);
   }
 
   async list(scope: Scope): Promise<AgreementJson[]> {
@@ -163,7 +170,7 @@ export class PartnerPrograms {
       const id = await repo.insertAgreement(tx, scope, { kind: input.kind, name: input.name.trim(), recipientEmail: email });
       await repo.insertTerms(tx, scope, id, 1, terms);
       await repo.recordEvent(tx, { workspaceId: scope.workspaceId, agreementId: id, actorKind: 'developer', actorId: scope.accountId, action: 'created', to: 'pending', data: { terms_version: 1, address } });
-      const invitation = await this.invite(tx, scope, id, 1, email, input.name.trim(), sendEmail);
+      const invitation = await this.invite(tx, scope, id, 1, email, sendEmail);
       const agreement = (await repo.findAgreement(tx, scope, id))!;
       return { agreement: (await this.render(tx, scope.workspaceId, [agreement]))[0]!, proposal: { terms_version: 1 }, invitation };
     });
@@ -190,7 +197,7 @@ export class PartnerPrograms {
         await repo.updateAgreement(tx, scope.workspaceId, id, { proposed_terms_version: version });
         await repo.recordEvent(tx, { workspaceId: scope.workspaceId, agreementId: id, actorKind: 'developer', actorId: scope.accountId, action: 'revised', data: { terms_version: version } });
         // The revision reaches the recipient through a new invitation; the accepted terms stay in force meanwhile.
-        invitation = await this.invite(tx, scope, id, version, agreement.recipient_email, input.name?.trim() ?? agreement.name, input.send_email ?? true);
+        invitation = await this.invite(tx, scope, id, version, agreement.recipient_email, input.send_email ?? true);
       }
       const updated = (await repo.findAgreement(tx, scope, id))!;
       return { agreement: (await this.render(tx, scope.workspaceId, [updated]))[0]!, invitation };
@@ -207,6 +214,7 @@ export class PartnerPrograms {
         if (status === 'ended') await repo.revokePendingInvitations(tx, scope.workspaceId, id);
         if (status === 'active') await announceLive(tx, scope.workspaceId, id);
         await repo.recordEvent(tx, { workspaceId: scope.workspaceId, agreementId: id, actorKind: 'developer', actorId: scope.accountId, action: 'status', from: agreement.status, to: status });
+        await emitWebhookEvent(tx, scope.workspaceId, 'partner.agreement.status_changed', { agreement_id: id, previous_status: agreement.status, status, changed_by: 'developer' });
       }
       const updated = (await repo.findAgreement(tx, scope, id))!;
       return (await this.render(tx, scope.workspaceId, [updated]))[0]!;
@@ -228,7 +236,7 @@ export class PartnerPrograms {
         const wait = Math.ceil((last.created_at.getTime() + this.limits.inviteResendCooldownSeconds * 1000 - Date.now()) / 1000);
         if (wait > 0) throw new AppError(PartnerErrors.INVITE_COOLDOWN, `Wait ${wait} s before sending another invitation for this agreement`, { headers: { 'retry-after': String(wait) } });
       }
-      const invitation = await this.invite(tx, scope, id, agreement.proposed_terms_version, agreement.recipient_email, agreement.name, sendEmail);
+      const invitation = await this.invite(tx, scope, id, agreement.proposed_terms_version, agreement.recipient_email, sendEmail);
       return { agreement_id: id, invitation };
     });
   }
@@ -312,37 +320,27 @@ export class PartnerPrograms {
   }
 
   /** Makes an invitation (older pending ones revoked), within the workspace's daily limit; queues its e-mail when asked. */
-  private async invite(tx: Tx, scope: Scope, agreementId: number, termsVersion: number, email: string, name: string, sendEmail: boolean) {
+  private async invite(tx: Tx, scope: Scope, agreementId: number, termsVersion: number, email: string, sendEmail: boolean) {
     const sent = await repo.invitationsSentSince(tx, scope.workspaceId, new Date(Date.now() - 86_400_000));
     if (sent.count >= this.limits.invitesPerWorkspacePerDay) {
       const retry = sent.oldest ? Math.max(1, Math.ceil((sent.oldest.getTime() + 86_400_000 - Date.now()) / 1000)) : 3600;
       throw new AppError(PartnerErrors.INVITE_LIMIT_REACHED, `At most ${this.limits.invitesPerWorkspacePerDay} invitations per workspace and day`, { headers: { 'retry-after': String(retry) } });
     }
     await repo.revokePendingInvitations(tx, scope.workspaceId, agreementId);
-    const token = randomBytes(32).toString('base64url');
+    // Kept nowhere: the e-mail derives the token again from the row's nonce when it is sent.
+    const minted = this.tokens.mint(INVITATION_TOKEN);
     const expiresAt = new Date(Date.now() + this.limits.inviteTtlHours * 3_600_000);
     const invitation = await repo.insertInvitation(tx, scope.workspaceId, {
       agreementId,
       termsVersion,
       email,
-      tokenHash: hashToken(token),
+      tokenHash: minted.hash,
+      tokenNonce: minted.nonce,
       expiresAt,
       emailQueued: sendEmail,
       createdBy: scope.accountId || null,
     });
-    // The token travels in the URL fragment, which browsers never send to a server or a referrer.
-    const link = `${this.portalUrl}/invitations#token=${token}`;
-    if (sendEmail) {
-      await enqueueEmails(tx, { workspaceId: scope.workspaceId }, [
-        {
-          kind: 'partner_invitation',
-          recipient: email,
-          subject: `You are invited to a partner program: ${name}`,
-          text: `You have been invited to "${name}". Review the terms and accept them here (the link expires ${expiresAt.toISOString()}):\n\n${link}\n\nAccepting the terms is not consent to live payments; that is a separate step.`,
-          data: { agreementId, termsVersion },
-        },
-      ]);
-    }
+    if (sendEmail) await enqueueEmail(tx, { workspaceId: scope.workspaceId }, PARTNER_INVITATION_EMAIL, { invitationId: invitation.id });
     await repo.recordEvent(tx, { workspaceId: scope.workspaceId, agreementId, actorKind: 'developer', actorId: scope.accountId, action: 'invited', data: { terms_version: termsVersion, email_queued: sendEmail } });
     return {
       status: 'pending' as const,
@@ -351,17 +349,15 @@ export class PartnerPrograms {
       email_queued: sendEmail,
       delivery: sendEmail ? ('queued' as const) : ('not_sent' as const),
       // Without our e-mail the developer delivers the link; it is never stored and never shown again.
-      ...(sendEmail ? {} : { invitation_link: link }),
+      // The token travels in the URL fragment, which browsers never send to a server or a referrer.
+      ...(sendEmail ? {} : { invitation_link: `${this.portalUrl}/invitations#token=${minted.token}` }),
     };
   }
 }
 
-/** The job the ledger runs when an agreement may have become live: what accrued as pending becomes payable. */
-export const AGREEMENT_LIVE_JOB = 'partners.agreement-live';
-
 /** Partner money reacts through the job runner (after this commit), so this module never books money itself. */
 async function announceLive(tx: Tx, workspaceId: number, agreementId: number): Promise<void> {
-  await enqueueJobs(tx, [{ kind: AGREEMENT_LIVE_JOB, workspaceId, payload: { agreementId } }]);
+  await AgreementLiveJob.enqueue(tx, { agreementId }, { workspaceId });
 }
 
 /** Consent is to the accepted terms under the current managed-live policy; anything else names the current ones. */
@@ -397,6 +393,7 @@ export async function recordConsent(
   });
   await repo.recordEvent(tx, { workspaceId: agreement.workspace_id, agreementId: agreement.id, actorKind: actor.party, actorId: actor.id, action: 'live_consent', data: { terms_version: input.terms_version } });
   const answer = await consentAnswer(tx, agreement, actor.party, input, at);
+  await emitWebhookEvent(tx, agreement.workspace_id, 'partner.consent.recorded', { agreement_id: agreement.id, party: actor.party, terms_version: input.terms_version, policy_version: input.policy_version, live_terms_consented: answer.live_terms_consented });
   if (answer.live_terms_consented) await announceLive(tx, agreement.workspace_id, agreement.id);
   return answer;
 }
@@ -445,12 +442,7 @@ export async function seedAgreement(
     product_rates: a.productRates,
   });
   if (a.status === 'pending') return id;
-  const recipient = await tx
-    .insertInto('recipients')
-    .values({ email, email_verified_at: new Date() })
-    .onConflict((oc) => oc.column('email').doUpdateSet({ email }))
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const recipient = await repo.seedRecipient(tx, email);
   await repo.updateAgreement(tx, scope.workspaceId, id, { status: a.status, accepted_terms_version: 1, accepted_at: new Date(), recipient_id: recipient.id });
   await repo.recordEvent(tx, { workspaceId: scope.workspaceId, agreementId: id, actorKind: 'operator', actorId: null, action: 'seeded', to: a.status });
   for (const party of a.consents) {

@@ -1,29 +1,10 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Scope } from '../../platform/auth/scope.js';
-import type { ProductEnvironment } from '../../platform/db/schema.js';
+import type { ProductCredentialsTable, ProductEnvironment, ProductKeysTable } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 
-export interface CredentialRecord {
-  id: number;
-  product_id: number;
-  environment: ProductEnvironment;
-  app_id: string;
-  last_request_at: Date | null;
-  last_plugin_connection_at: Date | null;
-  created_at: Date;
-}
-
-export interface KeyRecord {
-  id: number;
-  credential_id: number;
-  key_hash: string;
-  key_sealed: string;
-  sealed_with: string;
-  preview: string;
-  status: 'active' | 'retiring' | 'revoked';
-  accepted_until: Date | null;
-  created_at: Date;
-}
+export type CredentialRecord = Omit<Selectable<ProductCredentialsTable>, 'workspace_id'>;
+export type KeyRecord = Omit<Selectable<ProductKeysTable>, 'workspace_id'>;
 
 const CREDENTIAL = ['id', 'product_id', 'environment', 'app_id', 'last_request_at', 'last_plugin_connection_at', 'created_at'] as const;
 const KEY = ['id', 'credential_id', 'key_hash', 'key_sealed', 'sealed_with', 'preview', 'status', 'accepted_until', 'created_at'] as const;
@@ -35,7 +16,7 @@ export async function findCredential(db: Executor, scope: Scope, productId: numb
     .where('product_id', '=', productId)
     .where('environment', '=', environment)
     .select(CREDENTIAL)
-    .executeTakeFirst() as Promise<CredentialRecord | undefined>;
+    .executeTakeFirst();
 }
 
 /** Creates the credential if it is missing; two concurrent callers get the same one. Returns whether this call made it. */
@@ -58,7 +39,7 @@ export async function activeKey(db: Executor, scope: Scope, credentialId: number
     .where('credential_id', '=', credentialId)
     .where('status', '=', 'active')
     .select(KEY)
-    .executeTakeFirst() as Promise<KeyRecord | undefined>;
+    .executeTakeFirst();
 }
 
 /** Inserts the active key unless another caller just did (the partial unique index decides). */

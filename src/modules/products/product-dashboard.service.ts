@@ -1,25 +1,29 @@
-import { sql } from 'kysely';
 import { hasPermission, type Scope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ProductEnvironment } from '../../platform/db/schema.js';
 import type { Executor } from '../../platform/db/transaction.js';
+import type { CredentialState, ProductCredentials } from './product-credentials.service.js';
+import * as repo from './product-dashboard.repo.js';
+import { PERFORMANCE_WINDOWS } from './product-dashboard.schemas.js';
 import { countFiles, listFiles } from './product-files.repo.js';
 import { toFileMetadata } from './product-files.service.js';
-import type { CredentialState, ProductCredentials } from './product-credentials.service.js';
-import { latestReviews, reviewSummary } from './product-reviews.js';
-import { versionsOf } from './product-versions.js';
+import { latestReviews, reviewSummary } from './product-reviews.service.js';
+import { versionsOf } from './product-versions.service.js';
 import type { ProductRecord } from './products.repo.js';
 import { productRecordOrThrow, toProductRow, workspaceStorefront } from './products.service.js';
 
-/** Sales windows of the performance section, in days ending today (UTC). */
-export const PERFORMANCE_WINDOWS = [7, 30, 90, 365] as const;
 /** A plugin that called within this long counts as connected; an API key used within it as active. */
 const RECENT_MS = 7 * 86_400_000;
 const ACTIVITY_LIMIT = 20;
 
 /** What the packages module reports about a product's plugin package (the dashboard does not build packages). */
 export interface PackageStatusSource {
-  status(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment): Promise<{ packageReady: boolean; lastGeneratedAt: Date | null; variants: string[] }>;
+  status(
+    db: Executor,
+    scope: Scope,
+    productId: number,
+    environment: ProductEnvironment,
+  ): Promise<{ packageReady: boolean; lastGeneratedAt: Date | null; variants: string[]; rotationOverlapSeconds: number }>;
 }
 
 export interface DashboardContext {
@@ -86,20 +90,12 @@ export function connectionStatusOf(state: CredentialState, environment: ProductE
 }
 
 async function performance(db: Executor, scope: Scope, productId: number, currency: string) {
-  const longest = Math.max(...PERFORMANCE_WINDOWS);
-  const rows = await sql<{ currency: string; window: number; orders: number; units: number; gross: string; refunds: string }>`
-    select d.currency, w.days as window, coalesce(sum(d.orders), 0)::int as orders, coalesce(sum(d.units), 0)::int as units,
-           coalesce(sum(d.gross_cents), 0)::text as gross, coalesce(sum(d.refunds_cents), 0)::text as refunds
-    from product_sales_daily d
-    join unnest(${[...PERFORMANCE_WINDOWS]}::int[]) as w(days) on d.day > (now() at time zone 'utc')::date - w.days
-    where d.workspace_id = ${scope.workspaceId} and d.product_id = ${productId}
-      and d.day > (now() at time zone 'utc')::date - ${longest}::int
-    group by d.currency, w.days`.execute(db);
+  const rows = await repo.salesByWindow(db, scope, productId, PERFORMANCE_WINDOWS);
   const today = new Date();
   const to = today.toISOString().slice(0, 10);
   return PERFORMANCE_WINDOWS.map((days) => {
-    const mine = rows.rows.find((r) => r.window === days && r.currency.trim() === currency);
-    const others = rows.rows.filter((r) => r.window === days && r.currency.trim() !== currency && r.orders + Number(r.refunds) > 0);
+    const mine = rows.find((r) => r.window === days && r.currency.trim() === currency);
+    const others = rows.filter((r) => r.window === days && r.currency.trim() !== currency && r.orders + Number(r.refunds) > 0);
     const gross = BigInt(mine?.gross ?? '0');
     const refunds = BigInt(mine?.refunds ?? '0');
     return {
@@ -120,12 +116,8 @@ async function performance(db: Executor, scope: Scope, productId: number, curren
 }
 
 async function kpiCounts(db: Executor, scope: Scope, product: ProductRecord) {
-  const row = await sql<{ customers: number; orders: number }>`
-    select
-      (select count(*) from customer_products cp join developer_customers dc on dc.workspace_id = cp.workspace_id and dc.id = cp.developer_customer_id
-        where cp.workspace_id = ${scope.workspaceId} and cp.product_id = ${product.id} and dc.status = 'active')::int as customers,
-      (select coalesce(sum(orders), 0) from product_sales_daily where workspace_id = ${scope.workspaceId} and product_id = ${product.id})::int as orders`.execute(db);
-  return { customerCount: row.rows[0]?.customers ?? 0, orderCount: row.rows[0]?.orders ?? 0, downloadsTotal: Number(product.downloads_total) };
+  const counts = await repo.kpiCounts(db, scope, product.id);
+  return { customerCount: counts.customers, orderCount: counts.orders, downloadsTotal: Number(product.downloads_total) };
 }
 
 interface Activity {
@@ -136,42 +128,7 @@ interface Activity {
 
 /** The newest events of the product from every source, newest first: sales, refunds, serial actions and activations, catalogue changes. */
 async function recentActivity(db: Executor, scope: Scope, productId: number): Promise<Activity[]> {
-  const w = scope.workspaceId;
-  const [sales, refunds, serials, events] = await Promise.all([
-    db
-      .selectFrom('order_items')
-      .where('workspace_id', '=', w)
-      .where('product_id', '=', productId)
-      .orderBy('purchased_at', 'desc')
-      .limit(ACTIVITY_LIMIT)
-      .select(['id', 'order_id', 'channel', 'record_type', 'currency', 'sale_price_cents', sql<Date>`purchased_at`.as('at')])
-      .execute(),
-    db
-      .selectFrom('order_items')
-      .where('workspace_id', '=', w)
-      .where('product_id', '=', productId)
-      .where('refunded_at', 'is not', null)
-      .orderBy('refunded_at', 'desc')
-      .limit(ACTIVITY_LIMIT)
-      .select(['id', 'order_id', 'currency', 'refunded_cents', 'refund_status', sql<Date>`refunded_at`.as('at')])
-      .execute(),
-    db
-      .selectFrom('serial_events')
-      .where('workspace_id', '=', w)
-      .where('product_id', '=', productId)
-      .orderBy('created_at', 'desc')
-      .limit(ACTIVITY_LIMIT)
-      .select(['serial_id', 'action', 'actor_type', 'after_status', sql<Date>`created_at`.as('at')])
-      .execute(),
-    db
-      .selectFrom('product_events')
-      .where('workspace_id', '=', w)
-      .where('product_id', '=', productId)
-      .orderBy('occurred_at', 'desc')
-      .limit(ACTIVITY_LIMIT)
-      .select(['kind', 'data', sql<Date>`occurred_at`.as('at')])
-      .execute(),
-  ]);
+  const { sales, refunds, serials, events } = await repo.recentEvents(db, scope, productId, ACTIVITY_LIMIT);
   const all: Array<Activity & { t: number }> = [
     ...sales.map((s) => ({
       kind: s.record_type === 'grant' || s.record_type === 'subscription' ? 'grant' : 'sale',
@@ -318,6 +275,7 @@ export async function packageReadiness(ctx: DashboardContext, scope: Scope, prod
     supportedModes: ['validation-only', 'storefront-only', 'storefront-validation'],
     environment,
     rotationRequired: credential?.rotationRequired ?? false,
+    rotationOverlapSeconds: pkg.rotationOverlapSeconds,
   };
 }
 

@@ -1,22 +1,9 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Scope } from '../../platform/auth/scope.js';
+import type { ProductFilesTable } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 
-export interface FileRecord {
-  id: string;
-  product_id: number;
-  filename: string;
-  platform: string;
-  type: string;
-  version: string | null;
-  managed: boolean;
-  storage_key: string | null;
-  external_url: string | null;
-  content_type: string | null;
-  size_bytes: number | null;
-  sha256: string | null;
-  uploaded_at: Date;
-}
+export type FileRecord = Omit<Selectable<ProductFilesTable>, 'workspace_id' | 'download_count' | 'uploaded_by'>;
 
 const COLUMNS = ['id', 'product_id', 'filename', 'platform', 'type', 'version', 'managed', 'storage_key', 'external_url', 'content_type', 'size_bytes', 'sha256', 'uploaded_at'] as const;
 
@@ -28,7 +15,7 @@ export async function listFiles(db: Executor, scope: Scope, productId: number): 
     .select(COLUMNS)
     .orderBy('uploaded_at', 'desc')
     .orderBy('id')
-    .execute() as Promise<FileRecord[]>;
+    .execute();
 }
 
 export async function countFiles(db: Executor, scope: Scope, productId: number): Promise<number> {
@@ -48,7 +35,7 @@ export async function findFile(db: Executor, scope: Scope, productId: number, fi
     .where('product_id', '=', productId)
     .where('id', '=', fileId)
     .select(COLUMNS)
-    .executeTakeFirst() as Promise<FileRecord | undefined>;
+    .executeTakeFirst();
 }
 
 /** For a private link: the link itself is the credential, so the lookup is by id alone. */
@@ -71,7 +58,7 @@ export async function insertFile(
     .insertInto('product_files')
     .values({ ...values, workspace_id: scope.workspaceId, uploaded_by: uploadedBy })
     .returning(COLUMNS)
-    .executeTakeFirstOrThrow() as Promise<FileRecord>;
+    .executeTakeFirstOrThrow();
 }
 
 export async function deleteFile(tx: Tx, scope: Scope, productId: number, fileId: string): Promise<FileRecord | undefined> {
@@ -81,7 +68,7 @@ export async function deleteFile(tx: Tx, scope: Scope, productId: number, fileId
     .where('product_id', '=', productId)
     .where('id', '=', fileId)
     .returning(COLUMNS)
-    .executeTakeFirst() as Promise<FileRecord | undefined>;
+    .executeTakeFirst();
 }
 
 /** One completed download: the file's count and the product's total (which outlives deleted files). */

@@ -3,41 +3,19 @@ import type { Readable } from 'node:stream';
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction } from '../../platform/db/transaction.js';
-import { findIllFormedText } from '../../platform/http/text-hygiene.js';
-import { AppError, CommonErrors, defineErrors, notFound, type CodesOf, type ErrorSpec, type FieldError } from '../../platform/http/errors.js';
-import { enqueueJob } from '../../platform/jobs/jobs.repo.js';
+import { findIllFormedText, textLength } from '../../platform/http/text-hygiene.js';
+import { AppError, CommonErrors, notFound, type FieldError } from '../../platform/http/errors.js';
 import type { LinkedObject, PrivateLinks } from '../../platform/links/private-links.js';
 import type { PrivateStorage, StoredObject } from '../../platform/storage/storage.js';
-import { STORAGE_DELETE_JOB } from '../../platform/storage/storage.jobs.js';
 import * as repo from './product-files.repo.js';
+import { FILE_PLATFORMS, FILE_TYPES } from './product-files.schemas.js';
+import { ProductErrors } from './products.errors.js';
+import type { FileMetadata } from './products.schemas.js';
 import { productRecordOrThrow, recordProductEvent } from './products.service.js';
+import { DeleteStoredFileJob } from './products.jobs.js';
 
-const fileErrorSpecs = {
-  EXTERNAL_FILE: { status: 409, title: 'The file is hosted elsewhere; use its external URL' },
-} as const satisfies Record<string, ErrorSpec>;
-export const FileErrors = defineErrors(fileErrorSpecs);
-
-declare module '../../platform/http/errors.js' {
-  interface ErrorCodeRegistry extends CodesOf<typeof fileErrorSpecs> {}
-}
-
-export const FILE_PLATFORMS = ['windows', 'macos', 'linux', 'ios', 'android', 'any'] as const;
-export const FILE_TYPES = ['installer', 'plugin', 'archive', 'sample_pack', 'preset', 'manual', 'other'] as const;
-
-export interface FileMetadata {
-  id: string;
-  filename: string;
-  platform: string;
-  type: string;
-  sizeBytes: number | null;
-  version: string | null;
-  managed: boolean;
-  deliveryMode: 'private_link' | 'external_url';
-  uploadedAt: string | null;
-  contentType: string | null;
-  sha256: string | null;
-  externalUrl: string | null;
-}
+/** The kind under which delivery files are served behind private links. */
+export const FILES_LINK_KIND = 'files';
 
 export function toFileMetadata(f: repo.FileRecord): FileMetadata {
   return {
@@ -80,7 +58,7 @@ function checkFields(fields: FileFields, prefix: string): { platform: string; ty
   if (!(FILE_PLATFORMS as readonly string[]).includes(platform)) errors.push({ path: `${prefix}/platform`, message: `must be one of ${FILE_PLATFORMS.join(', ')}` });
   if (!(FILE_TYPES as readonly string[]).includes(type)) errors.push({ path: `${prefix}/type`, message: `must be one of ${FILE_TYPES.join(', ')}` });
   const version = fields.version?.trim() || null;
-  if (version !== null && version.length > 50) errors.push({ path: `${prefix}/version`, message: 'must be at most 50 characters' });
+  if (version !== null && textLength(version) > 50) errors.push({ path: `${prefix}/version`, message: 'must be at most 50 characters' });
   if (errors.length > 0) throw new AppError('VALIDATION_FAILED', 'The file fields are invalid', { errors });
   return { platform, type, version };
 }
@@ -132,7 +110,7 @@ export class ProductFiles {
     private readonly links: PrivateLinks,
     readonly maxBytes: number,
   ) {
-    links.register('files', (id) => this.resolveLink(id));
+    links.register(FILES_LINK_KIND, (id) => this.resolveLink(id));
   }
 
   async list(scope: Scope, productId: number): Promise<FileMetadata[]> {
@@ -200,7 +178,7 @@ export class ProductFiles {
       await productRecordOrThrow(tx, scope, productId);
       const file = await repo.deleteFile(tx, scope, productId, fileId);
       if (!file) throw notFound('File');
-      if (file.storage_key) await enqueueJob(tx, { kind: STORAGE_DELETE_JOB, workspaceId: scope.workspaceId, payload: { key: file.storage_key } });
+      if (file.storage_key) await DeleteStoredFileJob.enqueue(tx, { key: file.storage_key }, { workspaceId: scope.workspaceId });
       await recordProductEvent(tx, scope, { productId, kind: 'file.deleted', data: { fileId, filename: file.filename } });
       return { deleted: true as const, id: fileId };
     });
@@ -211,11 +189,11 @@ export class ProductFiles {
     const file = await repo.findFile(this.db, scope, productId, fileId);
     if (!file) throw notFound('File');
     if (!file.managed) {
-      throw new AppError(FileErrors.EXTERNAL_FILE, 'This file is hosted elsewhere; it has no private link', { body: { externalUrl: file.external_url } });
+      throw new AppError(ProductErrors.EXTERNAL_FILE, 'This file is hosted elsewhere; it has no private link', { body: { externalUrl: file.external_url } });
     }
     // Storage must be there before a link is promised (503 otherwise, never a public fallback).
     await this.storage.check();
-    return this.links.linkFor('files', file.id, file.filename);
+    return this.links.linkFor(FILES_LINK_KIND, file.id, file.filename);
   }
 
   private async resolveLink(fileId: string): Promise<LinkedObject | null> {

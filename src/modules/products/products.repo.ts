@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Scope } from '../../platform/auth/scope.js';
-import type { ProductStatus } from '../../platform/db/schema.js';
+import type { ProductStatus, ProductsTable } from '../../platform/db/schema.js';
+import { announceOnCommit } from '../../platform/db/committed-changes.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 
 export interface ProductRef {
@@ -11,22 +12,7 @@ export interface ProductRef {
   currency: string;
 }
 
-export interface ProductRecord {
-  id: number;
-  name: string;
-  description: string | null;
-  status: ProductStatus;
-  app_id: string;
-  price_cents: number;
-  currency: string;
-  max_activations: number;
-  offline_grace_days: number;
-  storefront_url: string | null;
-  current_version: string | null;
-  downloads_total: number;
-  created_at: Date;
-  updated_at: Date;
-}
+export type ProductRecord = Omit<Selectable<ProductsTable>, 'workspace_id'>;
 
 const RECORD = [
   'id', 'name', 'description', 'status', 'app_id', 'price_cents', 'currency', 'max_activations', 'offline_grace_days', 'storefront_url',
@@ -58,7 +44,7 @@ export async function findProductRecord(db: Executor, scope: Scope, productId: n
   if (scope.products !== 'all' && !scope.products.has(productId)) return undefined;
   let query = visible(db, scope).where('id', '=', productId).select(RECORD);
   if (lock) query = query.forUpdate();
-  return query.executeTakeFirst() as Promise<ProductRecord | undefined>;
+  return query.executeTakeFirst();
 }
 
 export interface ProductFilter {
@@ -78,7 +64,7 @@ function filtered(db: Executor, scope: Scope, filter: ProductFilter) {
 /** Newest first. A workspace has tens or hundreds of products, so OFFSET paging is enough. */
 export async function listProducts(db: Executor, scope: Scope, filter: ProductFilter, page: { limit: number; offset: number }): Promise<ProductRecord[]> {
   if (scope.products !== 'all' && scope.products.size === 0) return [];
-  return filtered(db, scope, filter).select(RECORD).orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute() as Promise<ProductRecord[]>;
+  return filtered(db, scope, filter).select(RECORD).orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 
 export async function countProducts(db: Executor, scope: Scope, filter: ProductFilter): Promise<number> {
@@ -129,13 +115,16 @@ export type ProductChanges = Partial<{
 }>;
 
 export async function updateProduct(tx: Tx, scope: Scope, productId: number, changes: ProductChanges): Promise<ProductRecord> {
-  return tx
+  const record = await tx
     .updateTable('products')
     .set({ ...changes, updated_at: new Date() })
     .where('workspace_id', '=', scope.workspaceId)
     .where('id', '=', productId)
     .returning(RECORD)
-    .executeTakeFirstOrThrow() as Promise<ProductRecord>;
+    .executeTakeFirstOrThrow();
+  // Its status and storefront are cached by referral links: dropped on this instance once this commits.
+  announceOnCommit(tx, 'products', scope.workspaceId);
+  return record;
 }
 
 export async function workspaceStorefront(db: Executor, scope: Scope): Promise<string | null> {

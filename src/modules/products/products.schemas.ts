@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Currency as CurrencyCode, Id, Int } from '../../platform/http/bounded.js';
 import { ListEnvelope, PagingQuery } from '../../platform/http/schemas.js';
 
 export const PRODUCT_STATUSES = ['draft', 'active', 'archived'] as const;
@@ -6,9 +7,9 @@ const Status = Type.Union(PRODUCT_STATUSES.map((s) => Type.Literal(s)), {
   description: 'draft: being set up; active: on sale (partner programs need it); archived: no longer sold. Licensing works in every status.',
 });
 const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 });
-const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code, any case (kept lower-case)' });
+const Currency = CurrencyCode({ description: 'ISO 4217 code, any case (kept lower-case)' });
 
-export const ProductIdParams = Type.Object({ productId: Type.Integer({ minimum: 1, maximum: 2147483647 }) }, { additionalProperties: false });
+export const ProductIdParams = Type.Object({ productId: Id() }, { additionalProperties: false });
 export type ProductIdParams = Static<typeof ProductIdParams>;
 
 export const ProductRow = Type.Object(
@@ -17,7 +18,10 @@ export const ProductRow = Type.Object(
     name: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     status: Status,
-    appId: Type.String({ description: 'The live productAppId a plugin sends to the licensing runtime' }),
+    productAppId: Type.String({
+      description: 'The live productAppId a plugin sends to the licensing runtime (the name the runtime, the fixtures and the banner use)',
+    }),
+    appId: Type.String({ description: 'The same value as `productAppId`, under its earlier name (kept for existing clients)' }),
     priceCents: Type.Integer({ minimum: 0, description: 'List price in minor units of `currency`' }),
     price: Type.String({ description: 'The list price in major units, e.g. "49.00"' }),
     currency: Type.String(),
@@ -48,10 +52,10 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 const editable = {
   description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
   status: Type.Optional(Status),
-  priceCents: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  priceCents: Type.Optional(Int(0, 2_147_483_647)),
   currency: Type.Optional(Currency),
-  maxActivations: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
-  offlineGraceDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
+  maxActivations: Type.Optional(Int(0, 1000)),
+  offlineGraceDays: Type.Optional(Int(0, 365)),
   storefrontUrl: Type.Optional(Type.Union([Url, Type.Null()])),
   currentVersion: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()])),
 };
@@ -79,6 +83,7 @@ export const FileMetadata = Type.Object(
   },
   { $id: 'FileMetadata', additionalProperties: true, description: 'Metadata only; not a download grant' },
 );
+export type FileMetadata = Static<typeof FileMetadata>;
 
 export const RestApi = Type.Object(
   {
@@ -96,7 +101,3 @@ export const RestApi = Type.Object(
   },
   { $id: 'RestApi', additionalProperties: true },
 );
-
-/** Schemas other modules' answers refer to ($ref): registered once at the root of the app. */
-export { VersionRecord } from './product-versions.js';
-export { ReviewRecord } from './product-reviews.js';

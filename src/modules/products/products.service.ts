@@ -32,6 +32,7 @@ export function toProductRow(p: repo.ProductRecord): ProductRow {
     name: p.name,
     description: p.description,
     status: p.status,
+    productAppId: p.app_id,
     appId: p.app_id,
     priceCents: p.price_cents,
     price: formatMajorUnits(p.price_cents, currency),

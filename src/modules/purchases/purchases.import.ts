@@ -3,8 +3,8 @@ import type { RowError } from '../../platform/import/errors.js';
 import { type FieldResult, notAnObject, readEmail, readOptionalId, readOptionalText, rowErrors } from '../../platform/import/fields.js';
 import { serialKey } from '../../platform/ids/codes.js';
 import { CURRENCY, parseMajorUnits } from '../../platform/money/money.js';
-import { normaliseEmail } from '../customers/customers.import.js';
-import type { ProductMapping } from '../products/product-mapping.js';
+import { normaliseEmail } from '../customers/index.js';
+import type { ProductMapping } from '../products/index.js';
 
 /** Columns of the import template (2.6 plus the optional purchase columns). */
 export const PURCHASE_IMPORT_COLUMNS = [

@@ -1,12 +1,11 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireScope } from '../../platform/auth/policy.js';
+import { defineRoute } from '../../platform/auth/define-route.js';
 import type { Db } from '../../platform/db/database.js';
-import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
-import { multipartBodyPlaceholder } from '../../platform/import/import-request.js';
-import { ImportResult } from '../customers/customers.schemas.js';
+import { importExportRoutes } from '../../platform/import/import-routes.js';
+import type { ImportRunner } from '../../platform/import/import-runner.js';
 import { grantAccess } from './purchases.grants.js';
+import { importPurchases } from './purchases.importer.js';
 import {
   FilterOptions,
   ManualGrantBody,
@@ -19,14 +18,48 @@ import {
 import * as service from './purchases.service.js';
 
 const tags = ['purchases'];
+const view = { auth: 'account', permission: 'purchases.view' } as const;
 
-export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
-  app.imports.define({ kind: 'purchases', arrayField: 'purchases', permission: 'purchases.manage', run: service.importPurchases });
-
-  app.get(
-    '/api/developer/purchases',
+export function purchaseRoutes({ db, runner }: { db: Db; runner: ImportRunner }) {
+  const csv = importExportRoutes(
+    { db, runner },
     {
-      config: { policy: { auth: 'account', permission: 'purchases.view' } },
+      kind: 'purchases',
+      prefix: '/api/developer/purchases',
+      tags,
+      permissions: { view: 'purchases.view', manage: 'purchases.manage' },
+      export: {
+        summary: 'Export purchases as CSV',
+        description: `Every matching row (same filters as the list), streamed. Columns: ${service.PURCHASE_EXPORT_COLUMNS.join(', ')}. Amounts in major units. Cells that begin with = + - @ or a tab are prefixed with a single quote.`,
+        querystring: PurchaseListQuery,
+        rows: service.exportPurchases,
+      },
+      template: {
+        summary: 'Purchase import template',
+        description: 'Columns match the import; the file imports unchanged (and a second time creates nothing new).',
+        rows: service.purchaseTemplate,
+      },
+      import: {
+        summary: 'Import historical or external purchases',
+        description:
+          `JSON \`purchases\` array or multipart \`file\` (CSV), plus \`productMappings\`. At most ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES} bytes (413 beyond). ` +
+          'Creates customers, orders, items and entitlements marked as imported; assigns `serialCode` (creating it as imported if new). Sends no e-mail and records no marketing consent; collects no payment. ' +
+          'Re-importing the same rows creates nothing twice (natural key: externalReference + product + customer; rows without externalReference get one derived from their content). ' +
+          'A row whose purchase already exists changes nothing, not even its serial. ' +
+          '201: every row accepted. 207: the valid rows were committed and `errors` lists the others; resend only those. 422: no row was valid, nothing was written. 409 SERIALIZATION_FAILURE: a serial named in the file changed hands while the import ran; nothing was written, retry.',
+        json: PurchaseImportJson,
+        multipart: PurchaseImportMultipart,
+        errors: [409],
+        run: importPurchases,
+      },
+    },
+  );
+
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/api/developer/purchases',
+      policy: view,
       schema: {
         tags,
         summary: 'List purchases',
@@ -35,86 +68,27 @@ export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
         querystring: PurchaseListQuery,
         response: { 200: PurchaseList, ...errorResponses(400, 401, 403) },
       },
-    },
-    async (request) => service.listPurchases(db, requireScope(request), request.query),
-  );
-
-  app.get(
-    '/api/developer/purchases/export',
-    {
-      config: { policy: { auth: 'account', permission: 'purchases.view' } },
-      schema: {
-        tags,
-        summary: 'Export purchases as CSV',
-        description: `Every matching row (same filters as the list), streamed. Columns: ${service.PURCHASE_EXPORT_COLUMNS.join(', ')}. Amounts in major units. Cells that begin with = + - @ or a tab are prefixed with a single quote.`,
-        querystring: PurchaseListQuery,
-        produces: ['text/csv'],
-        response: { 200: CsvBody, ...errorResponses(400, 401, 403) },
-      },
-    },
-    async (request, reply) => sendCsv(reply, datedFilename('purchases'), service.exportPurchases(db, requireScope(request), request.query)),
-  );
-
-  app.get(
-    '/api/developer/purchases/demo-csv',
-    {
-      config: { policy: { auth: 'account', permission: 'purchases.view' } },
-      schema: {
-        tags,
-        summary: 'Purchase import template',
-        description: 'Columns match the import; the file imports unchanged (and a second time creates nothing new).',
-        produces: ['text/csv'],
-        response: { 200: CsvBody, ...errorResponses(401, 403) },
-      },
-    },
-    async (request, reply) => sendCsv(reply, 'purchases-template.csv', await service.purchaseTemplate(db, requireScope(request))),
-  );
-
-  app.get(
-    '/api/developer/purchases/filter-options',
-    {
-      config: { policy: { auth: 'account', permission: 'purchases.view' } },
+      handler: ({ request, scope }) => service.listPurchases(db, scope, request.query),
+    }),
+    csv.export,
+    csv.template,
+    defineRoute({
+      method: 'GET',
+      url: '/api/developer/purchases/filter-options',
+      policy: view,
       schema: {
         tags,
         summary: 'Values for the purchase filters',
         description: 'Only the products you are assigned to, and the resellers you can see (a product-scoped member sees resellers with sales of their products).',
         response: { 200: FilterOptions, ...errorResponses(401, 403) },
       },
-    },
-    async (request) => service.filterOptions(db, requireScope(request)),
-  );
-
-  app.post(
-    '/api/developer/purchases/import',
-    {
-      bodyLimit: IMPORT_MAX_BYTES,
-      preValidation: multipartBodyPlaceholder,
-      config: { policy: { auth: 'account', permission: 'purchases.manage' } },
-      schema: {
-        tags,
-        summary: 'Import historical or external purchases',
-        description:
-          `JSON \`purchases\` array or multipart \`file\` (CSV), plus \`productMappings\`. At most ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES} bytes (413 beyond). ` +
-          'Creates customers, orders, items and entitlements marked as imported; assigns `serialCode` (creating it as imported if new). Sends no e-mail and records no marketing consent; collects no payment. ' +
-          'Re-importing the same rows creates nothing twice (natural key: externalReference + product + customer; rows without externalReference get one derived from their content). ' +
-          'A row whose purchase already exists changes nothing, not even its serial. ' +
-          '201: every row accepted. 207: the valid rows were committed and `errors` lists the others; resend only those. 422: no row was valid, nothing was written. 409 SERIALIZATION_FAILURE: a serial named in the file changed hands while the import ran; nothing was written, retry.',
-        body: {
-          content: {
-            'application/json': { schema: PurchaseImportJson },
-            'multipart/form-data': { schema: PurchaseImportMultipart },
-          },
-        } as unknown as typeof PurchaseImportJson,
-        response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
-      },
-    },
-    async (request, reply) => app.imports.handle(request, reply, 'purchases'),
-  );
-
-  app.post(
-    '/api/developer/purchases/manual-grant',
-    {
-      config: { policy: { auth: 'account', permission: 'purchases.manage' } },
+      handler: ({ scope }) => service.filterOptions(db, scope),
+    }),
+    csv.import,
+    defineRoute({
+      method: 'POST',
+      url: '/api/developer/purchases/manual-grant',
+      policy: { auth: 'account', permission: 'purchases.manage' },
       schema: {
         tags,
         summary: 'Grant product access without payment',
@@ -126,11 +100,11 @@ export const purchaseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
         body: ManualGrantBody,
         response: { 201: ManualGrantResult, ...errorResponses(400, 401, 403, 404, 409) },
       },
-    },
-    async (request, reply) => {
-      const outcome = await grantAccess(db, requireScope(request), request.body);
-      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(201).send(outcome.body);
-    },
-  );
-};
+      handler: async ({ request, reply, scope }) => {
+        const outcome = await grantAccess(db, scope, request.body);
+        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.code(201).send(outcome.body);
+      },
+    }),
+  ];
+}

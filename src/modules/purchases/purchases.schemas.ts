@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListEnvelope, ListQuery } from '../../platform/http/schemas.js';
-import { IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
-import { SerialRow } from '../serials/serials.schemas.js';
+import { DateTime, Id, List, Text } from '../../platform/http/bounded.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { IMPORT_FIELD_MAX_BYTES } from '../../platform/import/import-bounds.js';
+import { SerialRow } from '../serials/index.js';
 
 export const CHANNELS = ['managed_checkout', 'external_store', 'manual_grant', 'import'] as const;
 export const RECORD_TYPES = ['sale', 'free', 'grant', 'subscription'] as const;
@@ -13,6 +15,8 @@ export const GRANT_TYPES = ['perpetual', 'subscription', 'existing_serial'] as c
 const enumList = (values: readonly string[]) => `^(${values.join('|')})(,(${values.join('|')}))*$`;
 
 const DATE_OR_TIME = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
+/** The longest value DATE_OR_TIME admits: `2026-11-24T10:00:00.123456+05:30`. */
+const DATE_OR_TIME_LENGTH = 32;
 export const PROVIDER_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$';
 
 export const PurchaseListQuery = Type.Object(
@@ -22,19 +26,21 @@ export const PurchaseListQuery = Type.Object(
       Type.String({ pattern: enumList(CHANNELS), maxLength: 200, description: `One or more of ${CHANNELS.join(', ')}, comma-separated` }),
     ),
     productIds: Type.Optional(
-      Type.String({
+      // 100 ids of at most 10 digits and the commas between them.
+      Text(1_099, {
         pattern: '^[1-9]\\d{0,9}(,[1-9]\\d{0,9}){0,99}$',
         description: 'Up to 100 product ids, comma-separated (`12,15`). Combined with `productId`, both must match. Ids outside your scope match nothing.',
       }),
     ),
     resellerId: Type.Optional(
-      Type.String({
+      Text(10, {
         pattern: '^([1-9]\\d{0,9}|none)$',
         description: 'A reseller `id` (as in filter-options and the serials resellers list), or `none` for direct sales only',
       }),
     ),
     provider: Type.Optional(
-      Type.String({
+      // 20 slugs of at most 50 characters and the commas between them.
+      Text(1_019, {
         pattern: `^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}(,[A-Za-z0-9][A-Za-z0-9_.-]{0,49}){0,19}$`,
         description: 'Up to 20 provider slugs, comma-separated, case-insensitive (e.g. `card-provider,gumroad`); see filter-options',
       }),
@@ -46,10 +52,10 @@ export const PurchaseListQuery = Type.Object(
       Type.String({ pattern: enumList(RECORD_TYPES), maxLength: 100, description: `One or more of ${RECORD_TYPES.join(', ')}, comma-separated` }),
     ),
     dateFrom: Type.Optional(
-      Type.String({ pattern: DATE_OR_TIME, description: 'Purchased at or after: `YYYY-MM-DD` (start of that UTC day) or an RFC 3339 date-time' }),
+      Text(DATE_OR_TIME_LENGTH, { pattern: DATE_OR_TIME, description: 'Purchased at or after: `YYYY-MM-DD` (start of that UTC day) or an RFC 3339 date-time' }),
     ),
     dateTo: Type.Optional(
-      Type.String({ pattern: DATE_OR_TIME, description: 'Purchased at or before: `YYYY-MM-DD` (the whole UTC day included) or an RFC 3339 date-time' }),
+      Text(DATE_OR_TIME_LENGTH, { pattern: DATE_OR_TIME, description: 'Purchased at or before: `YYYY-MM-DD` (the whole UTC day included) or an RFC 3339 date-time' }),
     ),
   },
   { additionalProperties: false },
@@ -135,7 +141,7 @@ export const PurchaseImportRow = Type.Object(
 
 export const PurchaseImportJson = Type.Object(
   {
-    purchases: Type.Array(PurchaseImportRow, { description: `At most ${IMPORT_MAX_ROWS} rows` }),
+    purchases: Type.Array(PurchaseImportRow, { maxItems: IMPORT_MAX_ROWS, description: `At most ${IMPORT_MAX_ROWS} rows` }),
     productMappings: Type.Optional(Type.Unknown({ description: 'Object mapping a source product name or id to a product id of this workspace' })),
   },
   { additionalProperties: true },
@@ -143,17 +149,17 @@ export const PurchaseImportJson = Type.Object(
 
 export const PurchaseImportMultipart = Type.Object(
   {
-    file: Type.Optional(Type.Unknown({ description: 'CSV file with the demo-csv columns', format: 'binary' })),
-    productMappings: Type.Optional(Type.String({ description: 'JSON object, as in the JSON form' })),
+    file: Type.Optional(Type.Unknown({ description: 'CSV file with the demo-csv columns', format: 'binary', maxLength: IMPORT_MAX_BYTES })),
+    productMappings: Type.Optional(Type.String({ maxLength: IMPORT_FIELD_MAX_BYTES, description: 'JSON object, as in the JSON form' })),
   },
   { additionalProperties: true },
 );
 
 export const ManualGrantBody = Type.Object(
   {
-    productId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
-    productIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: 50, uniqueItems: true })),
-    customerId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'customer_id of an existing customer you can see' })),
+    productId: Type.Optional(Id()),
+    productIds: Type.Optional(List(Id(), 50, { minItems: 1, uniqueItems: true })),
+    customerId: Type.Optional(Id({ description: 'customer_id of an existing customer you can see' })),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'The customer is created in this workspace if new' })),
     firstName: Type.Optional(Type.String({ maxLength: 100 })),
     lastName: Type.Optional(Type.String({ maxLength: 100 })),
@@ -174,8 +180,8 @@ export const ManualGrantBody = Type.Object(
     ),
     reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Why access is granted; kept for reconciliation (required)' }),
     note: Type.Optional(Type.String({ maxLength: 2000 })),
-    serialId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Required for existing_serial, refused otherwise' })),
-    accessUntil: Type.Optional(Type.String({ format: 'date-time', description: 'subscription only: end of access, in the future' })),
+    serialId: Type.Optional(Id({ description: 'Required for existing_serial, refused otherwise' })),
+    accessUntil: Type.Optional(DateTime({ description: 'subscription only: end of access, in the future' })),
     sendProductPurchaseEmails: Type.Optional(Type.Boolean({ default: false, description: 'Queue a product e-mail to the customer for each product granted' })),
   },
   { additionalProperties: true },

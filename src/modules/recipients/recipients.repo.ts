@@ -1,15 +1,11 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { RecipientsTable } from '../../platform/db/schema.js';
 import type { Executor } from '../../platform/db/transaction.js';
 
 // Recipients are not workspace members: these queries take no workspace scope. A recipient's
 // reach into workspaces goes only through agreements addressed to them (partners module).
 
-export interface RecipientRecord {
-  id: number;
-  email: string;
-  email_verified_at: Date | null;
-  active: boolean;
-}
+export type RecipientRecord = Omit<Selectable<RecipientsTable>, 'created_at'>;
 
 export async function findRecipient(db: Executor, email: string): Promise<RecipientRecord | undefined> {
   return db.selectFrom('recipients').where('email', '=', email).select(['id', 'email', 'email_verified_at', 'active']).executeTakeFirst();
@@ -35,8 +31,22 @@ export async function addressIsKnown(db: Executor, email: string): Promise<boole
   return row.rows[0]?.known ?? false;
 }
 
-export async function insertSignInLink(db: Executor, email: string, tokenHash: string, expiresAt: Date): Promise<void> {
-  await db.insertInto('recipient_sign_in_links').values({ email, token_hash: tokenHash, expires_at: expiresAt }).execute();
+export async function insertSignInLink(db: Executor, link: { email: string; tokenHash: string; tokenNonce: string; expiresAt: Date }): Promise<number> {
+  const row = await db
+    .insertInto('recipient_sign_in_links')
+    .values({ email: link.email, token_hash: link.tokenHash, token_nonce: link.tokenNonce, expires_at: link.expiresAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** What the sign-in e-mail needs when it is sent: the address, the state and what derives the token. */
+export async function signInLinkForEmail(db: Executor, id: number) {
+  return db
+    .selectFrom('recipient_sign_in_links')
+    .where('id', '=', id)
+    .select(['email', 'token_hash', 'token_nonce', 'expires_at', 'used_at'])
+    .executeTakeFirst();
 }
 
 /** Uses a sign-in link once: the first caller gets its address, every later one (or after expiry) nothing. */

@@ -1,17 +1,18 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createRecipientScope, type RecipientScope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import { inTransaction } from '../../platform/db/transaction.js';
 import { AppError, CommonErrors } from '../../platform/http/errors.js';
-import { enqueueEmails } from '../../platform/mail/mail.js';
+import { hashLinkToken, type LinkTokens } from '../../platform/mail/link-tokens.js';
+import { enqueueEmail } from '../../platform/mail/mail.js';
+import { PARTNER_SIGN_IN_EMAIL, SIGN_IN_LINK_TTL_MINUTES, SIGN_IN_TOKEN } from './recipients.emails.js';
 import * as repo from './recipients.repo.js';
 
-/** A sign-in link works once, for this long. */
-export const SIGN_IN_LINK_TTL_MINUTES = 15;
+export { SIGN_IN_LINK_TTL_MINUTES } from './recipients.emails.js';
 /** A partner portal session lasts this long (sign in again after). */
 export const RECIPIENT_SESSION_TTL_HOURS = 12;
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const hashToken = hashLinkToken;
 const newToken = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -23,32 +24,29 @@ export interface RecipientSession {
 
 /**
  * Recipients: partners outside the developer's team, signed in without passwords. A sign-in link
- * (e-mailed, token hashed at rest, single use, short-lived) proves the address and opens a session;
+ * (e-mailed, single use, short-lived; its row keeps the token's hash and the nonce it is derived
+ * from, the queued e-mail only the row's id) proves the address and opens a session;
  * sessions are opaque tokens (`pps_…`, hashed at rest), separate from developer JWTs, product keys
  * and invitation tokens.
  */
 export class Recipients {
   constructor(
     private readonly db: Db,
-    /** Where the partner portal front end lives; the link carries the token in its fragment (never sent to a server or a referrer). */
-    private readonly portalUrl: string,
+    /** Sign-in link tokens; without them (operator tooling) no link can be requested. */
+    private readonly tokens?: LinkTokens,
   ) {}
 
   /** Always the same answer: whether the address is known is never revealed. */
   async requestSignInLink(rawEmail: string): Promise<void> {
     const email = normaliseEmail(rawEmail);
     if (!(await repo.addressIsKnown(this.db, email))) return;
-    const token = newToken('psl_');
+    if (!this.tokens) throw new Error('Sign-in links need the service’s link tokens');
+    // The token itself is not kept anywhere: the e-mail derives it again from the row when it is sent.
+    const minted = this.tokens.mint(SIGN_IN_TOKEN);
     await inTransaction(this.db, async (tx) => {
-      await repo.insertSignInLink(tx, email, hashToken(token), new Date(Date.now() + SIGN_IN_LINK_TTL_MINUTES * 60_000));
-      await enqueueEmails(tx, null, [
-        {
-          kind: 'partner_sign_in',
-          recipient: email,
-          subject: 'Your Patchbay partner portal sign-in link',
-          text: `Sign in to the partner portal within ${SIGN_IN_LINK_TTL_MINUTES} minutes (the link works once):\n\n${this.portalUrl}/sign-in#token=${token}\n\nIf you did not ask for this, ignore this e-mail.`,
-        },
-      ]);
+      const expiresAt = new Date(Date.now() + SIGN_IN_LINK_TTL_MINUTES * 60_000);
+      const signInLinkId = await repo.insertSignInLink(tx, { email, tokenHash: minted.hash, tokenNonce: minted.nonce, expiresAt });
+      await enqueueEmail(tx, null, PARTNER_SIGN_IN_EMAIL, { signInLinkId });
     });
   }
 

@@ -15,7 +15,7 @@ const MAC_BYTES = 16;
 const VALUE = new RegExp(`^[A-Za-z0-9_-]{${Math.ceil(((PAYLOAD_BYTES + MAC_BYTES) * 4) / 3)}}$`);
 const MAX_ID = 0xffff_ffff;
 const MAX_MS = 2 ** 48 - 1;
-const DAY_MS = 86_400_000;
+const DAY_SECONDS = 86_400;
 
 /**
  * Signs and checks `pb_ref`: base64url of a compact payload (agreement, workspace, visit time)
@@ -70,10 +70,21 @@ export class ReferralContextSigner {
 
 const validId = (id: number) => Number.isInteger(id) && id >= 1 && id <= MAX_ID;
 
-/** A sale counts for a visit when it comes at or after the visit and no later than `windowDays` after it. */
-export function withinAttributionWindow(ctx: ReferralContext, saleAt: Date, windowDays: number): boolean {
-  const visit = ctx.visitedAt.getTime();
-  const sale = saleAt.getTime();
+/**
+ * How far a reported sale time may precede the visit and still count: the checkout's clock and
+ * this service's clock are different machines' clocks.
+ */
+export const ATTRIBUTION_CLOCK_SKEW_SECONDS = 300;
+
+/**
+ * A sale counts for a visit when it comes no earlier than the clock-skew tolerance before the visit
+ * and no later than `windowDays` after it. Compared in whole seconds, the checkout's granularity
+ * (`created` is Unix seconds while a visit is stamped in milliseconds): a sale in the same second as
+ * the click is the click's.
+ */
+export function withinAttributionWindow(ctx: Pick<ReferralContext, 'visitedAt'>, saleAt: Date, windowDays: number): boolean {
+  const visit = Math.floor(ctx.visitedAt.getTime() / 1000);
+  const sale = Math.floor(saleAt.getTime() / 1000);
   if (!Number.isFinite(visit) || !Number.isFinite(sale) || !(windowDays >= 0)) return false;
-  return sale >= visit && sale <= visit + windowDays * DAY_MS;
+  return sale >= visit - ATTRIBUTION_CLOCK_SKEW_SECONDS && sale <= visit + windowDays * DAY_SECONDS;
 }

@@ -1,7 +1,7 @@
 import { defineErrors, type CodesOf, type ErrorSpec } from '../../platform/http/errors.js';
 
 const referralErrorSpecs = {
-  REFERRAL_NOT_FOUND: { status: 404, title: 'No such referral link' },
+  REFERRAL_NOT_FOUND: { status: 404, title: 'No such referral link', description: 'no affiliate agreement has this referral code (or its workspace\'s partner programs are off)' },
 } as const satisfies Record<string, ErrorSpec>;
 export const ReferralErrors = defineErrors(referralErrorSpecs);
 

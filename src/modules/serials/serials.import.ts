@@ -1,8 +1,8 @@
-import { normaliseEmail } from '../customers/customers.import.js';
+import { normaliseEmail } from '../customers/index.js';
 import type { RowError } from '../../platform/import/errors.js';
 import { readEmail, readOptionalId, readOptionalText, notAnObject, rowErrors } from '../../platform/import/fields.js';
 import { serialKey } from '../../platform/ids/codes.js';
-import type { ProductMapping } from '../products/product-mapping.js';
+import type { ProductMapping } from '../products/index.js';
 
 export const SERIAL_IMPORT_COLUMNS = ['serialCode', 'productId', 'productName', 'email', 'firstName', 'lastName'] as const;
 

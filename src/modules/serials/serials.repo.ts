@@ -1,8 +1,11 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
-import type { SerialStatus } from '../../platform/db/schema.js';
+import type { SerialActivationsTable, SerialsTable, SerialStatus } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 import { serialKey } from '../../platform/ids/codes.js';
+import type { Anchors } from '../../platform/paging/page-anchors.js';
+import type { PageResult } from '../../platform/paging/paged-list.js';
+import { pageWithTotal } from '../../platform/paging/page-statement.js';
 
 export interface SerialFilter {
   search?: string | undefined;
@@ -12,31 +15,34 @@ export interface SerialFilter {
   to: Date | null;
 }
 
-export interface SerialRecord {
-  id: number;
-  code: string;
-  product_id: number;
+/** A serial as lists, exports and services read it. */
+export type SerialRecord = Pick<
+  Selectable<SerialsTable>,
+  | 'id'
+  | 'code'
+  | 'product_id'
+  | 'status'
+  | 'origin'
+  | 'max_activations'
+  | 'active_activation_count'
+  | 'expires_at'
+  | 'promo_price_cents'
+  | 'promo_start'
+  | 'promo_expires'
+  | 'active_from'
+  | 'active_to'
+  | 'batch_tag'
+  | 'notes'
+  | 'order_id'
+  | 'redeemed_at'
+  | 'created_at'
+> & {
   product_name: string;
   /** The holder's account (joins inside services only). */
   customer_id: number | null;
   /** The holder's relationship with this workspace: the `customer_id` answers show. */
   customer_ref: number | null;
-  status: SerialStatus;
-  origin: string;
-  max_activations: number;
-  active_activation_count: number;
-  expires_at: Date | null;
-  promo_price_cents: number | null;
-  promo_start: Date | null;
-  promo_expires: Date | null;
-  active_from: Date | null;
-  active_to: Date | null;
-  batch_tag: string | null;
-  notes: string | null;
-  order_id: number | null;
-  redeemed_at: Date | null;
-  created_at: Date;
-}
+};
 
 /** Every serial query starts here: the workspace predicate plus the caller's product scope. */
 function visible(db: Executor, scope: Scope) {
@@ -102,44 +108,46 @@ function selectRecord(query: ReturnType<typeof visible>) {
     ]);
 }
 
-/** One page, newest first; ids come from the index first (deferred join). `atOrBefore` starts at a deep-page anchor. */
-export async function listSerials(
+/** The unfiltered list's total and version come from the maintained counter (serials are never deleted, so the count is the version); a filtered list counts its matches. */
+function listTotals(db: Executor, scope: Scope, filter: SerialFilter) {
+  if (isUnfiltered(scope, filter)) {
+    return db
+      .selectFrom('workspace_stats')
+      .where('workspace_id', '=', scope.workspaceId)
+      .select([sql<number>`serials`.as('total'), sql<number>`serials`.as('version')]);
+  }
+  return filtered(db, scope, filter).select([sql<number>`count(*)::int`.as('total'), sql<number>`0`.as('version')]);
+}
+
+/** One page, newest first, and its exact total in one statement; ids come from the index first (deferred join). `atOrBefore` starts at a deep-page anchor. */
+export async function listPage(
   db: Executor,
   scope: Scope,
   filter: SerialFilter,
   page: { limit: number; offset: number; atOrBefore?: number },
-): Promise<SerialRecord[]> {
+): Promise<PageResult<SerialRecord>> {
   let ids = filtered(db, scope, filter).select('s.id');
   if (page.atOrBefore !== undefined) ids = ids.where('s.id', '<=', page.atOrBefore);
-  return selectRecord(visible(db, scope).where('s.id', 'in', ids.orderBy('s.id', 'desc').limit(page.limit).offset(page.offset)))
-    .orderBy('s.id', 'desc')
-    .execute();
+  const rows = selectRecord(visible(db, scope).where('s.id', 'in', ids.orderBy('s.id', 'desc').limit(page.limit).offset(page.offset)));
+  return pageWithTotal(db, listTotals(db, scope, filter), rows, sql`r.id desc`);
 }
 
-/** Serials are never deleted, so the workspace's serial count is a version of its unfiltered list. */
-export async function serialCount(db: Executor, scope: Scope): Promise<number> {
-  const row = await db.selectFrom('workspace_stats').where('workspace_id', '=', scope.workspaceId).select('serials').executeTakeFirst();
-  return row?.serials ?? 0;
-}
-
-export async function pageAnchors(db: Executor, scope: Scope, every: number): Promise<number[]> {
-  const result = await sql<{ id: number }>`
-    select id from (
-      select id, row_number() over (order by id desc) as rn from serials where workspace_id = ${scope.workspaceId}
-    ) ranked
-    where (rn - 1) % ${every} = 0
-    order by id desc`.execute(db);
-  return result.rows.map((r) => r.id);
+/** Every `every`-th serial id of the workspace, newest first, and the list version (its serial count) they belong to, from one snapshot. */
+export async function pageAnchors(db: Executor, scope: Scope, every: number): Promise<Anchors<number>> {
+  const result = await sql<{ version: number | null; anchors: number[] }>`
+    select (select serials from workspace_stats where workspace_id = ${scope.workspaceId}) as version,
+      array(
+        select id from (
+          select id, row_number() over (order by id desc) as rn from serials where workspace_id = ${scope.workspaceId}
+        ) ranked
+        where (rn - 1) % ${every} = 0
+        order by id desc) as anchors`.execute(db);
+  const row = result.rows[0]!;
+  return { version: Number(row.version ?? 0), anchors: row.anchors };
 }
 
 export const isUnfiltered = (scope: Scope, f: SerialFilter) =>
   scope.products === 'all' && !f.search && f.productId === undefined && !f.status && !f.from && !f.to;
-
-export async function countSerials(db: Executor, scope: Scope, filter: SerialFilter): Promise<number> {
-  if (isUnfiltered(scope, filter)) return serialCount(db, scope);
-  const row = await filtered(db, scope, filter).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-  return row.n;
-}
 
 export async function* serialBatches(db: Executor, scope: Scope, filter: SerialFilter, batchSize: number): AsyncGenerator<SerialRecord[]> {
   let before = 2147483647;
@@ -440,9 +448,14 @@ export interface SerialAssignment {
  * event, in one statement. Only serials still available are changed; the ids
  * changed are returned.
  */
-export async function assignSerials(tx: Tx, scope: Scope, rows: SerialAssignment[], event: { action: string; reason?: string | null; note?: string | null }): Promise<number[]> {
+export async function assignSerials(
+  tx: Tx,
+  scope: Scope,
+  rows: SerialAssignment[],
+  event: { action: string; reason?: string | null; note?: string | null },
+): Promise<Array<{ id: number; product_id: number; order_id: number | null; customer_ref: number | null }>> {
   if (rows.length === 0) return [];
-  const result = await sql<{ id: number }>`
+  const result = await sql<{ id: number; product_id: number; order_id: number | null; customer_ref: number | null }>`
     with assigned as (
       update serials s set customer_id = t.customer_id, order_id = coalesce(t.order_id, s.order_id), status = 'redeemed',
         redeemed_at = now(), updated_at = now()
@@ -456,8 +469,10 @@ export async function assignSerials(tx: Tx, scope: Scope, rows: SerialAssignment
              'available', 'redeemed', jsonb_build_object('customerId', customer_id, 'orderId', order_id)
       from assigned
     )
-    select id from assigned`.execute(tx);
-  return result.rows.map((r) => r.id);
+    select a.id, a.product_id, a.order_id,
+           (select dc.id from developer_customers dc where dc.workspace_id = a.workspace_id and dc.account_id = a.customer_id) as customer_ref
+    from assigned a`.execute(tx);
+  return result.rows;
 }
 
 /** Serial list records by id (scope applied). */
@@ -469,19 +484,10 @@ export async function findSerials(db: Executor, scope: Scope, ids: number[]): Pr
 // Seats (device activations) of one serial, for support. The serial is always fetched with the
 // scope first, so these queries only ever see activations of a serial the caller may see.
 
-export interface ActivationRecord {
-  id: number;
-  serial_id: number;
-  machine_id: string;
-  machine_name: string | null;
-  platform: string | null;
-  app_version: string | null;
-  status: 'active' | 'released';
-  activated_at: Date;
-  last_validated_at: Date;
-  released_at: Date | null;
-  release_reason: string | null;
-}
+export type ActivationRecord = Pick<
+  Selectable<SerialActivationsTable>,
+  'id' | 'serial_id' | 'machine_id' | 'machine_name' | 'platform' | 'app_version' | 'status' | 'activated_at' | 'last_validated_at' | 'released_at' | 'release_reason'
+>;
 
 const activationColumns = [
   'id', 'serial_id', 'machine_id', 'machine_name', 'platform', 'app_version', 'status', 'activated_at', 'last_validated_at', 'released_at', 'release_reason',

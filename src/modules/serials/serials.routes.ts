@@ -1,11 +1,9 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireScope } from '../../platform/auth/policy.js';
+import { defineRoute } from '../../platform/auth/define-route.js';
 import type { Db } from '../../platform/db/database.js';
-import { CsvBody, datedFilename, sendCsv } from '../../platform/http/csv-reply.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
-import { multipartBodyPlaceholder } from '../../platform/import/import-request.js';
-import { ImportResult } from '../customers/customers.schemas.js';
+import { IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { importExportRoutes } from '../../platform/import/import-routes.js';
+import type { ImportRunner } from '../../platform/import/import-runner.js';
 import { LIFECYCLE_TABLE, SERIAL_ACTIONS } from './serials.lifecycle.js';
 import {
   ActionBody,
@@ -34,21 +32,87 @@ import * as service from './serials.service.js';
 import * as seats from './serials.seats.js';
 
 const tags = ['serials'];
-const view = { policy: { auth: 'account' as const, permission: 'serials.view' as const } };
-const manage = { policy: { auth: 'account' as const, permission: 'serials.manage' as const } };
-const manageRecord = { policy: { auth: 'account' as const, permission: null, recordPermission: 'serials.manage' as const } };
+const view = { auth: 'account', permission: 'serials.view' } as const;
+const manage = { auth: 'account', permission: 'serials.manage' } as const;
+const viewRecord = { auth: 'account', permission: null, recordPermission: 'serials.view' } as const;
+const manageRecord = { auth: 'account', permission: null, recordPermission: 'serials.manage' } as const;
 
 /** RFC 9745 / RFC 8594 headers of the deprecated /api/serials handlers. */
 const DEPRECATED_SINCE = Date.UTC(2026, 10, 1) / 1000;
 const SUNSET = 'Mon, 01 Nov 2027 00:00:00 GMT';
 
-export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
-  app.imports.define({ kind: 'serials', arrayField: 'serials', permission: 'serials.manage', run: service.importSerials });
-
-  app.get(
-    '/api/developer/serials',
+export function serialRoutes({ db, runner }: { db: Db; runner: ImportRunner }) {
+  const csv = importExportRoutes(
+    { db, runner },
     {
-      config: view,
+      kind: 'serials',
+      prefix: '/api/developer/serials',
+      tags,
+      permissions: { view: 'serials.view', manage: 'serials.manage' },
+      export: {
+        summary: 'Export serials as CSV',
+        description: `Every matching row, streamed. Columns: ${service.SERIAL_EXPORT_COLUMNS.join(', ')}. Formula-like cells are prefixed with a quote.`,
+        querystring: SerialListQuery,
+        rows: service.exportSerials,
+      },
+      template: {
+        summary: 'Serial import template',
+        description: 'Columns match the import; the example codes are fresh, so the file imports unchanged.',
+        rows: service.serialTemplate,
+      },
+      import: {
+        summary: 'Import serials',
+        description:
+          `JSON \`serials\` array or multipart CSV \`file\`, plus \`productMappings\`. At most ${IMPORT_MAX_ROWS} rows. ` +
+          'Codes already in this workspace are accepted and not duplicated; a code used by another workspace is a row error (SERIAL_CODE_TAKEN). ' +
+          'A row with an e-mail assigns the new serial to that customer (creating the customer relationship). 201 / 207 / 422 as for customers.',
+        json: SerialImportJson,
+        multipart: SerialImportMultipart,
+        run: service.importSerials,
+      },
+    },
+  );
+
+  const actions = SERIAL_ACTIONS.map((action) =>
+    defineRoute({
+      method: 'POST',
+      url: `/api/developer/serials/:serialId/${action}`,
+      policy: manageRecord,
+      schema: {
+        tags,
+        summary: `${action[0]!.toUpperCase()}${action.slice(1)} a serial`,
+        description: `Serial lifecycle:\n\n${LIFECYCLE_TABLE}\n\nSuspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with \`currentStatus\` and \`allowedActions\`. Answers the serial and \`deactivatedActivations\`.`,
+        params: SerialIdParams,
+        body: ActionBody,
+        response: { 200: ActionResult, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+      handler: ({ request, scope, record }) => service.applyAction(db, scope, record, request.params.serialId, action, request.body ?? undefined),
+    }),
+  );
+
+  const portalOrder = (['hide', 'show'] as const).map((verb) =>
+    defineRoute({
+      method: 'POST',
+      url: `/api/developer/serials/:serialId/customer-portal-order/${verb}`,
+      policy: manageRecord,
+      schema: {
+        tags,
+        summary: `${verb === 'hide' ? 'Hide' : 'Show'} the serial's order in the customer portal`,
+        description: 'Presentation only: ownership, payment and refund state are unchanged. A serial without an order answers 409 SERIAL_HAS_NO_ORDER.',
+        params: SerialIdParams,
+        body: ActionBody,
+        response: { 200: PortalOrderResult, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+      handler: ({ request, scope, record }) =>
+        service.setPortalVisibility(db, scope, record, request.params.serialId, verb === 'hide', request.body ?? undefined),
+    }),
+  );
+
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/api/developer/serials',
+      policy: view,
       schema: {
         tags,
         summary: 'List serials',
@@ -56,14 +120,12 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         querystring: SerialListQuery,
         response: { 200: SerialList, ...errorResponses(400, 401, 403) },
       },
-    },
-    async (request) => service.listSerials(db, requireScope(request), request.query),
-  );
-
-  app.get(
-    '/api/serials',
-    {
-      config: view,
+      handler: ({ request, scope }) => service.listSerials(db, scope, request.query),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/serials',
+      policy: view,
       schema: {
         tags,
         summary: 'Deprecated: use GET /api/developer/serials',
@@ -72,79 +134,21 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         querystring: SerialListQuery,
         response: { 200: SerialList, ...errorResponses(400, 401, 403) },
       },
-    },
-    async (request, reply) => {
-      reply
-        .header('deprecation', `@${DEPRECATED_SINCE}`)
-        .header('sunset', SUNSET)
-        .header('link', '</api/developer/serials>; rel="successor-version"');
-      return service.listSerials(db, requireScope(request), request.query);
-    },
-  );
-
-  app.get(
-    '/api/developer/serials/export',
-    {
-      config: view,
-      schema: {
-        tags,
-        summary: 'Export serials as CSV',
-        description: `Every matching row, streamed. Columns: ${service.SERIAL_EXPORT_COLUMNS.join(', ')}. Formula-like cells are prefixed with a quote.`,
-        querystring: SerialListQuery,
-        produces: ['text/csv'],
-        response: { 200: CsvBody, ...errorResponses(400, 401, 403) },
+      handler: ({ request, reply, scope }) => {
+        reply
+          .header('deprecation', `@${DEPRECATED_SINCE}`)
+          .header('sunset', SUNSET)
+          .header('link', '</api/developer/serials>; rel="successor-version"');
+        return service.listSerials(db, scope, request.query);
       },
-    },
-    async (request, reply) => {
-      const stream = service.exportSerials(db, requireScope(request), request.query);
-      return sendCsv(reply, datedFilename('serials'), stream);
-    },
-  );
-
-  app.get(
-    '/api/developer/serials/demo-csv',
-    {
-      config: view,
-      schema: {
-        tags,
-        summary: 'Serial import template',
-        description: 'Columns match the import; the example codes are fresh, so the file imports unchanged.',
-        produces: ['text/csv'],
-        response: { 200: CsvBody, ...errorResponses(401, 403) },
-      },
-    },
-    async (request, reply) => sendCsv(reply, 'serials-template.csv', await service.serialTemplate(db, requireScope(request))),
-  );
-
-  app.post(
-    '/api/developer/serials/import',
-    {
-      bodyLimit: IMPORT_MAX_BYTES,
-      preValidation: multipartBodyPlaceholder,
-      config: manage,
-      schema: {
-        tags,
-        summary: 'Import serials',
-        description:
-          `JSON \`serials\` array or multipart CSV \`file\`, plus \`productMappings\`. At most ${IMPORT_MAX_ROWS} rows. ` +
-          'Codes already in this workspace are accepted and not duplicated; a code used by another workspace is a row error (SERIAL_CODE_TAKEN). ' +
-          'A row with an e-mail assigns the new serial to that customer (creating the customer relationship). 201 / 207 / 422 as for customers.',
-        body: {
-          content: {
-            'application/json': { schema: SerialImportJson },
-            'multipart/form-data': { schema: SerialImportMultipart },
-          },
-        } as unknown as typeof SerialImportJson,
-        response: { 201: ImportResult, 207: ImportResult, ...errorResponses(400, 401, 403, 413, 415, 422) },
-      },
-    },
-    async (request, reply) => app.imports.handle(request, reply, 'serials'),
-  );
-
-  app.get(
-    '/api/developer/serials/available-by-product',
-    {
-      config: view,
+    }),
+    csv.export,
+    csv.template,
+    csv.import,
+    defineRoute({
+      method: 'GET',
+      url: '/api/developer/serials/available-by-product',
+      policy: view,
       schema: {
         tags,
         summary: 'Available serial inventory per product',
@@ -152,23 +156,19 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         querystring: AvailableQuery,
         response: { 200: AvailableByProduct, ...errorResponses(400, 401, 403) },
       },
-    },
-    async (request) => service.availableByProduct(db, requireScope(request), request.query),
-  );
-
-  app.get(
-    '/api/developer/serials/resellers',
-    {
-      config: view,
+      handler: ({ request, scope }) => service.availableByProduct(db, scope, request.query),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/developer/serials/resellers',
+      policy: view,
       schema: { tags, summary: 'Reseller relationships of the workspace', response: { 200: ResellerList, ...errorResponses(401, 403) } },
-    },
-    async (request) => service.listResellers(db, requireScope(request)),
-  );
-
-  app.post(
-    '/api/developer/serials/generate',
-    {
-      config: manage,
+      handler: ({ scope }) => service.listResellers(db, scope),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/developer/serials/generate',
+      policy: manage,
       schema: {
         tags,
         summary: 'Generate serial inventory',
@@ -178,50 +178,14 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         body: GenerateBody,
         response: { 201: GenerateResult, ...errorResponses(400, 401, 403, 404, 409) },
       },
-    },
-    async (request, reply) => reply.code(201).send(await service.generateSerials(db, requireScope(request), request.body)),
-  );
-
-  for (const action of SERIAL_ACTIONS) {
-    app.post(
-      `/api/developer/serials/:serialId/${action}`,
-      {
-        config: manageRecord,
-        schema: {
-          tags,
-          summary: `${action[0]!.toUpperCase()}${action.slice(1)} a serial`,
-          description: `Serial lifecycle:\n\n${LIFECYCLE_TABLE}\n\nSuspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with \`currentStatus\` and \`allowedActions\`. Answers the serial and \`deactivatedActivations\`.`,
-          params: SerialIdParams,
-          body: ActionBody,
-          response: { 200: ActionResult, ...errorResponses(400, 401, 403, 404, 409) },
-        },
-      },
-      async (request) => service.applyAction(db, requireScope(request), request.params.serialId, action, request.body ?? undefined),
-    );
-  }
-
-  for (const [verb, hidden] of [['hide', true], ['show', false]] as const) {
-    app.post(
-      `/api/developer/serials/:serialId/customer-portal-order/${verb}`,
-      {
-        config: manageRecord,
-        schema: {
-          tags,
-          summary: `${verb === 'hide' ? 'Hide' : 'Show'} the serial's order in the customer portal`,
-          description: 'Presentation only: ownership, payment and refund state are unchanged. A serial without an order answers 409 SERIAL_HAS_NO_ORDER.',
-          params: SerialIdParams,
-          body: ActionBody,
-          response: { 200: PortalOrderResult, ...errorResponses(400, 401, 403, 404, 409) },
-        },
-      },
-      async (request) => service.setPortalVisibility(db, requireScope(request), request.params.serialId, hidden, request.body ?? undefined),
-    );
-  }
-
-  app.get(
-    '/api/developer/serials/:serialId/events',
-    {
-      config: { policy: { auth: 'account', permission: null, recordPermission: 'serials.view' } },
+      handler: async ({ request, reply, scope }) => reply.code(201).send(await service.generateSerials(db, scope, request.body)),
+    }),
+    ...actions,
+    ...portalOrder,
+    defineRoute({
+      method: 'GET',
+      url: '/api/developer/serials/:serialId/events',
+      policy: viewRecord,
       schema: {
         tags,
         summary: 'Audit trail of a serial',
@@ -230,14 +194,12 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         querystring: SerialEventsQuery,
         response: { 200: SerialEventList, ...errorResponses(400, 401, 403, 404) },
       },
-    },
-    async (request) => service.listSerialEvents(db, requireScope(request), request.params.serialId, request.query),
-  );
-
-  app.get(
-    '/api/developer/serials/:serialId/activations',
-    {
-      config: { policy: { auth: 'account', permission: null, recordPermission: 'serials.view' } },
+      handler: ({ request, scope, record }) => service.listSerialEvents(db, scope, record, request.params.serialId, request.query),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/api/developer/serials/:serialId/activations',
+      policy: viewRecord,
       schema: {
         tags,
         summary: 'Devices (seats) of a serial',
@@ -247,14 +209,12 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         querystring: ActivationListQuery,
         response: { 200: ActivationList, ...errorResponses(400, 401, 403, 404) },
       },
-    },
-    async (request) => seats.listActivations(db, requireScope(request), request.params.serialId, request.query),
-  );
-
-  app.delete(
-    '/api/developer/serials/:serialId/activations/:activationId',
-    {
-      config: manageRecord,
+      handler: ({ request, scope, record }) => seats.listActivations(db, scope, record, request.params.serialId, request.query),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/api/developer/serials/:serialId/activations/:activationId',
+      policy: manageRecord,
       schema: {
         tags,
         summary: 'Release one seat of a serial',
@@ -265,7 +225,8 @@ export const serialRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         body: ReleaseBody,
         response: { 200: ReleaseResult, ...errorResponses(400, 401, 403, 404) },
       },
-    },
-    async (request) => seats.releaseActivation(db, requireScope(request), request.params.serialId, request.params.activationId, request.body),
-  );
-};
+      handler: ({ request, scope, record }) =>
+        seats.releaseActivation(db, scope, record, request.params.serialId, request.params.activationId, request.body),
+    }),
+  ];
+}

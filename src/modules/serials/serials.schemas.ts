@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { DateTime as Instant, Id as RecordId, Int, Text } from '../../platform/http/bounded.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
+import { IMPORT_FIELD_MAX_BYTES } from '../../platform/import/import-bounds.js';
 import { ListEnvelope, ListQuery, PagingQuery } from '../../platform/http/schemas.js';
 
 export const MAX_GENERATE_QUANTITY = 10_000;
@@ -101,17 +103,17 @@ export const ResellerList = Type.Object(
   { additionalProperties: true },
 );
 
-const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
-const OptDate = Type.Optional(DateTime);
-const Money = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Minor currency units (cents), an integer' });
+const Id = RecordId();
+const OptDate = Type.Optional(Type.Union([Instant(), Type.Null()]));
+const Money = Int(0, 100_000_000, { description: 'Minor currency units (cents), an integer' });
 
 /** camelCase fields and their snake_case aliases (contract §9.2); both may be sent if they agree. */
 export const GenerateBody = Type.Object(
   {
     productId: Type.Optional(Id),
     product_id: Type.Optional(Id),
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_GENERATE_QUANTITY, default: 1 })),
-    prefix: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{1,12}$', description: '1–12 letters or digits; upper-cased' })),
+    quantity: Type.Optional(Int(1, MAX_GENERATE_QUANTITY, { default: 1 })),
+    prefix: Type.Optional(Text(12, { pattern: '^[A-Za-z0-9]{1,12}$', description: '1–12 letters or digits; upper-cased' })),
     expiresAt: OptDate,
     expires_at: OptDate,
     promoPrice: Type.Optional(Type.Union([Money, Type.Null()])),
@@ -174,7 +176,7 @@ export const SerialEventList = ListEnvelope(
     {
       id: Type.Integer(),
       action: Type.String(),
-      actor_type: Type.String({ description: 'developer | runtime | system' }),
+      actor_type: Type.String({ description: 'developer | runtime | system | customer (a buyer in the customer portal)' }),
       actor_account_id: Type.Union([Type.Integer(), Type.Null()]),
       reason: Type.Union([Type.String(), Type.Null()]),
       note: Type.Union([Type.String(), Type.Null()]),
@@ -202,7 +204,7 @@ export const SerialImportJson = Type.Object(
         },
         { additionalProperties: true },
       ),
-      { description: `At most ${IMPORT_MAX_ROWS} rows` },
+      { maxItems: IMPORT_MAX_ROWS, description: `At most ${IMPORT_MAX_ROWS} rows` },
     ),
     productMappings: Type.Optional(Type.Unknown()),
   },
@@ -210,8 +212,8 @@ export const SerialImportJson = Type.Object(
 );
 export const SerialImportMultipart = Type.Object(
   {
-    file: Type.Optional(Type.Unknown({ format: 'binary', description: 'CSV with the demo-csv columns' })),
-    productMappings: Type.Optional(Type.String({ description: 'JSON object' })),
+    file: Type.Optional(Type.Unknown({ format: 'binary', maxLength: IMPORT_MAX_BYTES, description: 'CSV with the demo-csv columns' })),
+    productMappings: Type.Optional(Type.String({ maxLength: IMPORT_FIELD_MAX_BYTES, description: 'JSON object' })),
   },
   { additionalProperties: true },
 );

@@ -1,28 +1,31 @@
 import type { Readable } from 'node:stream';
-import { canSeeProduct, hasPermission, type Scope } from '../../platform/auth/scope.js';
+import type { RecordAccess } from '../../platform/auth/define-route.js';
+import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
-import { AppError, CommonErrors, forbidden, notFound } from '../../platform/http/errors.js';
+import { AppError, CommonErrors, notFound } from '../../platform/http/errors.js';
+import { perDatabase } from '../../platform/paging/known-totals.js';
 import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
 import { pagedList, pageWindow } from '../../platform/paging/paged-list.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
 import type { ProgressReporter } from '../../platform/import/import-runner.js';
-import { upsertCustomers } from '../customers/customers.service.js';
-import { visibleResellers } from '../resellers/resellers.service.js';
-import { ProductMapping } from '../products/product-mapping.js';
-import { getVisibleProductOrThrow, ProductResolver } from '../products/products.service.js';
+import { upsertCustomers } from '../customers/index.js';
+import { visibleResellers } from '../resellers/index.js';
+import { getVisibleProductOrThrow, ProductMapping, ProductResolver } from '../products/index.js';
 import { SerialErrors } from './serials.errors.js';
+import { announceSerialChanges } from './serials.changes.js';
 import { normaliseGenerateBody } from './serials.generate.js';
 import { SERIAL_IMPORT_COLUMNS, validateSerialRow, type ValidSerialRow } from './serials.import.js';
 import { remainingActivations, transition, type SerialAction } from './serials.lifecycle.js';
 import * as repo from './serials.repo.js';
 import type { ActionBody, AvailableQuery, GenerateBody, SerialListQuery, SerialRow } from './serials.schemas.js';
+import { emitWebhookEvent, emitWebhookEvents } from '../webhooks/index.js';
 
-const deepPageAnchors = new PageAnchorCache(1_000);
+const deepPageAnchorsOf = perDatabase(() => new PageAnchorCache(1_000));
 
 // The index cleanup is an optimisation; autovacuum does the same work later if it fails.
 const ignoreCleanupFailure = () => undefined;
@@ -64,16 +67,10 @@ function toFilter(query: SerialListQuery): repo.SerialFilter {
 
 export async function listSerials(db: Db, scope: Scope, query: SerialListQuery) {
   const filter = toFilter(query);
-  const list = await pagedList(deepPageAnchors, scope.workspaceId, query, {
+  const list = await pagedList(deepPageAnchorsOf(db), scope.workspaceId, query, {
     unfiltered: repo.isUnfiltered(scope, filter),
-    // Serials are never deleted: their count changes whenever the list does, so it is the version.
-    stats: async () => {
-      const total = await repo.serialCount(db, scope);
-      return { total, version: total };
-    },
     anchors: (every) => repo.pageAnchors(db, scope, every),
-    rows: (page) => repo.listSerials(db, scope, filter, page),
-    count: () => repo.countSerials(db, scope, filter),
+    page: (page) => repo.listPage(db, scope, filter, page),
   });
   return { ...list, rows: list.rows.map(toSerialRow) };
 }
@@ -217,11 +214,10 @@ export async function importSerials(db: Db, scope: Scope, input: RawImport, prog
 export async function availableByProduct(db: Db, scope: Scope, query: AvailableQuery) {
   const filter = { ...toFilter(query), status: 'available' as const };
   const { page, pageSize, offset } = pageWindow(query);
-  const [products, promos, rows, total] = await Promise.all([
+  const [products, promos, { rows, total }] = await Promise.all([
     repo.availabilityByProduct(db, scope, query.productId),
     repo.runningPromos(db, scope, query.productId, new Date()),
-    repo.listSerials(db, scope, filter, { limit: pageSize, offset }),
-    repo.countSerials(db, scope, filter),
+    repo.listPage(db, scope, filter, { limit: pageSize, offset }),
   ]);
   return {
     products,
@@ -260,6 +256,7 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
       created.push(...(await repo.insertSerials(tx, scope, rows, { action: 'generated', data: settings.batchTag ? { batchTag: settings.batchTag } : {} })));
     }
     if (created.length < settings.quantity) throw new AppError(SerialErrors.SERIAL_CODE_COLLISION, 'Could not allocate unique serial codes; retry');
+    await emitWebhookEvent(tx, scope.workspaceId, 'serial.generated', { product_id: product.id, count: created.length, serial_ids: created.map((c) => c.id), batch_tag: settings.batchTag });
     return created;
   });
   repo.cleanCodeIndexSoon(db, ignoreCleanupFailure);
@@ -271,20 +268,57 @@ export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) 
   };
 }
 
-/** The serial if the caller may see it (else 404), then the permission (else 403). */
-export async function visibleSerialOrThrow(db: Db, scope: Scope, serialId: number, permission: 'serials.manage' | 'serials.view') {
+/** The serial if the caller may see it (else 404), then the route's record permission (else 403). */
+export async function visibleSerialOrThrow(db: Db, scope: Scope, record: RecordAccess, serialId: number) {
   const serial = await repo.findSerial(db, scope, serialId);
   if (!serial) throw notFound('Serial');
-  if (!hasPermission(scope, permission)) throw forbidden(permission);
+  record.require();
   return serial;
 }
 
-export async function applyAction(db: Db, scope: Scope, serialId: number, action: SerialAction, body: ActionBody | undefined) {
-  await visibleSerialOrThrow(db, scope, serialId, 'serials.manage');
+/** Who moved a serial, and why: the audit trail's actor and reason. */
+interface TransitionCause {
+  actorType: 'developer' | 'system';
+  actorAccountId: number | null;
+  reason: string | null;
+  note: string | null;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * One lifecycle step of a serial the caller has locked: audited and announced to webhooks. The
+ * action routes and the refund revocation take this one path. Answers the refusal (with the
+ * actions allowed) or the number of devices released.
+ */
+async function applyTransition(tx: Tx, scope: Scope, serial: repo.SerialRecord, action: SerialAction, cause: TransitionCause) {
+  const result = transition({ status: serial.status, redeemedAt: serial.redeemed_at, customerId: serial.customer_id }, action);
+  if (!result.ok) return result;
+  const released = result.releasesDevices ? await repo.releaseActivations(tx, scope, serial.id, action) : 0;
+  await repo.updateStatus(tx, scope, serial.id, { status: result.to, redeemNow: result.redeems, resetActivations: result.releasesDevices });
+  announceSerialChanges(tx, scope.workspaceId, [serial.id]);
+  await repo.recordEvents(tx, scope.workspaceId, [
+    {
+      serialId: serial.id,
+      action,
+      actorType: cause.actorType,
+      actorAccountId: cause.actorAccountId,
+      reason: cause.reason,
+      note: cause.note,
+      beforeStatus: serial.status,
+      afterStatus: result.to,
+      data: { deactivatedActivations: released, ...cause.data },
+    },
+  ]);
+  await emitWebhookEvent(tx, scope.workspaceId, 'serial.status_changed', { serial_id: serial.id, product_id: serial.product_id, action, previous_status: serial.status, status: result.to, released_activations: released, reason: cause.reason });
+  return { ok: true as const, released };
+}
+
+export async function applyAction(db: Db, scope: Scope, record: RecordAccess, serialId: number, action: SerialAction, body: ActionBody | undefined) {
+  await visibleSerialOrThrow(db, scope, record, serialId);
   return inTransaction(db, async (tx) => {
     const serial = await repo.findSerial(tx, scope, serialId, true);
     if (!serial) throw notFound('Serial');
-    const result = transition({ status: serial.status, redeemedAt: serial.redeemed_at, customerId: serial.customer_id }, action);
+    const result = await applyTransition(tx, scope, serial, action, { actorType: 'developer', actorAccountId: scope.accountId, reason: body?.reason ?? null, note: body?.note ?? null });
     if (!result.ok) {
       throw new AppError(
         SerialErrors.INVALID_SERIAL_TRANSITION,
@@ -292,28 +326,30 @@ export async function applyAction(db: Db, scope: Scope, serialId: number, action
         { body: { currentStatus: serial.status, allowedActions: result.allowedActions } },
       );
     }
-    const released = result.releasesDevices ? await repo.releaseActivations(tx, scope, serialId, action) : 0;
-    await repo.updateStatus(tx, scope, serialId, { status: result.to, redeemNow: result.redeems, resetActivations: result.releasesDevices });
-    await repo.recordEvents(tx, scope.workspaceId, [
-      {
-        serialId,
-        action,
-        actorType: 'developer',
-        actorAccountId: scope.accountId,
-        reason: body?.reason ?? null,
-        note: body?.note ?? null,
-        beforeStatus: serial.status,
-        afterStatus: result.to,
-        data: { deactivatedActivations: released },
-      },
-    ]);
     const after = await repo.findSerial(tx, scope, serialId);
-    return { serial: toSerialRow(after!), deactivatedActivations: released };
+    return { serial: toSerialRow(after!), deactivatedActivations: result.released };
   });
 }
 
-export async function setPortalVisibility(db: Db, scope: Scope, serialId: number, hidden: boolean, body: ActionBody | undefined) {
-  const serial = await visibleSerialOrThrow(db, scope, serialId, 'serials.manage');
+/**
+ * Revokes the serials sold with fully refunded order items, in the refund's transaction: their
+ * devices are released and validation answers REVOKED from then on. Audited as a `revoke` by the
+ * system with reason `refund`; a serial already revoked stays as it is. Answers the serials revoked.
+ */
+export async function revokeSerialsForRefund(tx: Tx, scope: Scope, sold: ReadonlyArray<{ serialId: number; orderItemId: number }>): Promise<number[]> {
+  const revoked: number[] = [];
+  // In id order, so two refunds that share serials lock them in one order.
+  for (const { serialId, orderItemId } of [...sold].sort((a, b) => a.serialId - b.serialId)) {
+    const serial = await repo.findSerial(tx, scope, serialId, true);
+    if (!serial || serial.status === 'revoked') continue;
+    const result = await applyTransition(tx, scope, serial, 'revoke', { actorType: 'system', actorAccountId: null, reason: 'refund', note: null, data: { orderItemId } });
+    if (result.ok) revoked.push(serialId);
+  }
+  return revoked;
+}
+
+export async function setPortalVisibility(db: Db, scope: Scope, record: RecordAccess, serialId: number, hidden: boolean, body: ActionBody | undefined) {
+  const serial = await visibleSerialOrThrow(db, scope, record, serialId);
   if (serial.order_id === null) throw new AppError(SerialErrors.SERIAL_HAS_NO_ORDER, 'This serial has no linked order to hide or show');
   const orderId = serial.order_id;
   await inTransaction(db, async (tx) => {
@@ -336,8 +372,14 @@ export async function setPortalVisibility(db: Db, scope: Scope, serialId: number
   return { serialId: serial.id, serial: serial.code, orderId, customerPortalHidden: hidden };
 }
 
-export async function listSerialEvents(db: Db, scope: Scope, serialId: number, query: { page?: number | undefined; limit?: number | undefined }) {
-  await visibleSerialOrThrow(db, scope, serialId, 'serials.view');
+export async function listSerialEvents(
+  db: Db,
+  scope: Scope,
+  record: RecordAccess,
+  serialId: number,
+  query: { page?: number | undefined; limit?: number | undefined },
+) {
+  await visibleSerialOrThrow(db, scope, record, serialId);
   const { page, pageSize, offset } = pageWindow(query);
   const { rows, total } = await repo.listEvents(db, scope, serialId, { limit: pageSize, offset });
   return {
@@ -350,7 +392,7 @@ export async function listSerialEvents(db: Db, scope: Scope, serialId: number, q
 
 // Used by other modules (purchase imports, manual grants) inside their transactions.
 
-export type { NewSerial, SerialAssignment, SerialRecord } from './serials.repo.js';
+export type { NewSerial, SerialAssignment, SerialEventInput, SerialRecord } from './serials.repo.js';
 export { NO_TERMS } from './serials.repo.js';
 
 /** Creates serials (skipping codes that exist anywhere) with their audit events. */
@@ -358,8 +400,11 @@ export const issueSerials = (tx: Tx, scope: Scope, rows: repo.NewSerial[], event
   repo.insertSerials(tx, scope, rows, event);
 
 /** Assigns available serials to customers; returns the ids that changed. */
-export const assignSerials = (tx: Tx, scope: Scope, rows: repo.SerialAssignment[], event: { action: string; reason?: string | null; note?: string | null }) =>
-  repo.assignSerials(tx, scope, rows, event);
+export async function assignSerials(tx: Tx, scope: Scope, rows: repo.SerialAssignment[], event: { action: string; reason?: string | null; note?: string | null }) {
+  const assigned = await repo.assignSerials(tx, scope, rows, event);
+  await emitWebhookEvents(tx, scope.workspaceId, 'serial.assigned', assigned.map((a) => ({ serial_id: a.id, product_id: a.product_id, customer_id: a.customer_ref, order_id: a.order_id, via: event.action })));
+  return assigned.map((a) => a.id);
+}
 
 /** Serialises serial-code writers of the caller's workspace until the transaction ends. */
 export const lockSerialWrites = (tx: Tx, scope: Scope) => repo.lockSerialWrites(tx, scope);
@@ -374,3 +419,6 @@ export async function lookupSerialCodes(tx: Tx, scope: Scope, keys: string[]) {
 export const findSerialRecords = (db: Executor, scope: Scope, ids: number[]) => repo.findSerials(db, scope, ids);
 
 export const findSerialForUpdate = (tx: Tx, scope: Scope, serialId: number) => repo.findSerial(tx, scope, serialId, true);
+
+/** Appends to serials' audit trails in the caller's transaction (the plugin runtime's seat events). */
+export const recordSerialEvents = (tx: Executor, workspaceId: number, events: repo.SerialEventInput[]) => repo.recordEvents(tx, workspaceId, events);

@@ -15,6 +15,7 @@
 #include "../patchbay_licensing/core/PatchbayJson.cpp"
 #include "../patchbay_licensing/core/PatchbayLicense.cpp"
 #include "../patchbay_licensing/core/PatchbayMachine.cpp"
+#include "../patchbay_licensing/core/PatchbayOffline.cpp"
 #include "../patchbay_licensing/core/PatchbayStore.cpp"
 #include "../patchbay_licensing/core/PatchbayToken.cpp"
 

@@ -16,11 +16,16 @@
  *   openUrl   -> Engine.openWebsite(url)
  *   changed   -> PatchbayHise.refresh() (shows, hides and repaints the panel)
  *
+ * Offline activation (PatchbayOffline.js): "Save request file..." and "Load license file..." in
+ * the panel use FileSystem.browse, File.writeString and File.loadAsString.
+ *
  * Plain JavaScript subset on purpose (var and function only): callbacks reach their state through
  * the global PatchbayLicense / PatchbayHise objects, never through captured locals.
  */
 
+include("PatchbayEd25519.js");
 include("PatchbayLicense.js");
+include("PatchbayOffline.js");
 
 var PatchbayHise = {};
 PatchbayHise.width = {{json uiWidth}};
@@ -34,6 +39,9 @@ PatchbayHise.requested = false;
 PatchbayHise.dismissed = false;
 PatchbayHise.buttons = [];
 PatchbayHise.serialArea = [0, 0, 0, 0];
+// Offline activation: the serial a request is written for, and the file chosen for it.
+PatchbayHise.requestSerial = "";
+PatchbayHise.requestFile = null;
 
 /* ---- host functions ---- */
 
@@ -114,10 +122,16 @@ PatchbayHise.layout = function() {
   }
   var count = ids.length;
   var width = count > 0 ? (PatchbayHise.width - 2 * m - (count - 1) * gap) / count : 0;
+  var offlineWidth = (PatchbayHise.width - 2 * m - gap) / 2;
   var i;
   PatchbayHise.buttons = [];
   for (i = 0; i < count; i++) {
     PatchbayHise.buttons.push({ id: ids[i], label: labels[i], area: [m + i * (width + gap), PatchbayHise.height - m - h, width, h] });
+  }
+  // A computer without internet: a row above, for the request file out and the license file in.
+  if (PatchbayHise.showsSerialEntry()) {
+    PatchbayHise.buttons.push({ id: "request", label: "Offline: save request file...", area: [m, PatchbayHise.height - m - 2 * h - gap, offlineWidth, h] });
+    PatchbayHise.buttons.push({ id: "load", label: "Load license file...", area: [m + offlineWidth + gap, PatchbayHise.height - m - 2 * h - gap, offlineWidth, h] });
   }
   PatchbayHise.serialArea = [m, PatchbayHise.height / 2 - h / 2, PatchbayHise.width - 2 * m, h];
 };
@@ -184,6 +198,16 @@ PatchbayHise.press = function(id) {
     PatchbayHise.message = "Releasing this computer's seat...";
     PatchbayHise.refresh();
     PatchbayLicense.deactivate(PatchbayHise.onResult);
+  } else if (id === "request") {
+    PatchbayHise.requestSerial = PatchbayHise.serialText !== "" ? PatchbayHise.serialText : PatchbayLicense.status().serial;
+    if (PatchbayHise.requestSerial.length < 4) {
+      PatchbayHise.message = "Enter your serial number first, then save the request file.";
+      PatchbayHise.refresh();
+      return;
+    }
+    FileSystem.browse(FileSystem.getFolder(FileSystem.Desktop).getChildFile("machine-request-" + PatchbayLicense.config.appId + ".patchbay-request"), true, "*.patchbay-request", PatchbayHise.onRequestFileChosen);
+  } else if (id === "load") {
+    FileSystem.browse(FileSystem.Desktop, false, "*.patchbay-license", PatchbayHise.onLicenseFileChosen);
   } else if (id === "buy") {
     PatchbayLicense.openStore();
   } else if (id === "close") {
@@ -196,6 +220,25 @@ PatchbayHise.press = function(id) {
 PatchbayHise.onSerialEntered = function(ok, text) {
   if (ok) PatchbayHise.serialText = ("" + text).trim();
   PatchbayHise.refresh();
+};
+
+PatchbayHise.onRequestFileChosen = function(file) {
+  PatchbayHise.requestFile = file;
+  PatchbayLicense.machineRequest(PatchbayHise.requestSerial, PatchbayHise.onRequestReady);
+};
+
+PatchbayHise.onRequestReady = function(result) {
+  if (!result.ok) {
+    PatchbayHise.onResult(result);
+    return;
+  }
+  if (PatchbayHise.requestFile.writeString(result.request)) PatchbayHise.message = "Request file saved. Upload it in your account on a computer with internet, then load the license file you get there.";
+  else PatchbayHise.message = "The request file could not be saved there: choose another folder.";
+  PatchbayHise.refresh();
+};
+
+PatchbayHise.onLicenseFileChosen = function(file) {
+  PatchbayLicense.loadLicenseFile(file.loadAsString(), PatchbayHise.onResult);
 };
 
 PatchbayHise.messages = {

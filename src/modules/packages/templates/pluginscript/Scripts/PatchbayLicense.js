@@ -22,10 +22,12 @@
  * Written in a plain subset of JavaScript (var, function, no closures over locals, no `this`) so
  * that it runs in HISE's script engine and in any JavaScript engine used to test it.
  *
- * What this script checks and what it does not: it cannot verify the token's Ed25519 signature
- * (impractical in script); it trusts the token's expiry as it received it and the server's answers,
- * and it re-validates online at start-up and every few hours. The native variant of the package
- * adds offline signature verification with the pinned keys below.
+ * What this script checks and what it does not: a token the server sends in answer to an online
+ * call is not signature-checked (it arrives over HTTPS from the licensing runtime); the script
+ * trusts its expiry as received and the server's answers, and re-validates online at start-up and
+ * every few hours. A license file (offline activation) comes from the user instead, so its token's
+ * Ed25519 signature is verified against the pinned keys below, with PatchbayEd25519.js (load that
+ * file before this one).
  */
 
 var PatchbayLicense = {};
@@ -52,7 +54,9 @@ PatchbayLicense.jwks = {{jwksJson}};
 
 PatchbayLicense.host = null;
 // The persisted record: { appId, machineId, serial, token, tokenKid, tokenEnd, lastValidatedAt,
-// clockHighWater, status, detail }. Times are host.now() milliseconds.
+// clockHighWater, status, detail, requests }. Times are host.now() milliseconds. `requests` are
+// the machine requests written for offline activation and not answered yet ({ nonce, serial }):
+// a license file is accepted only when it carries one of their nonces.
 PatchbayLicense.record = {};
 PatchbayLicense.pending = null;
 PatchbayLicense.lastAttemptAt = 0;
@@ -65,6 +69,10 @@ PatchbayLicense.allowsUseNow = false;
 PatchbayLicense.B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 PatchbayLicense.ASCII = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
 PatchbayLicense.NONCE_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789";
+PatchbayLicense.REQUEST_FORMAT = "patchbay-machine-request/1";
+PatchbayLicense.LICENSE_FORMAT = "patchbay-license/1";
+// Requests kept for their license files; writing more drops the oldest.
+PatchbayLicense.MAX_REQUESTS = 5;
 
 PatchbayLicense.setHost = function(host) {
   PatchbayLicense.host = host;
@@ -91,8 +99,29 @@ PatchbayLicense.usableRecord = function(loaded) {
   if (typeof loaded !== "object" || loaded === null) return {};
   if (loaded.appId !== PatchbayLicense.config.appId) return {};
   if (loaded.machineId !== PatchbayLicense.host.machineId()) return {};
-  if (typeof loaded.serial !== "string" || loaded.serial === "") return {};
+  // No license, but perhaps machine requests waiting for their license files.
+  if (typeof loaded.serial !== "string" || loaded.serial === "") return PatchbayLicense.requestsOnly(loaded.requests);
   return loaded;
+};
+
+/** The valid entries of a stored `requests` list ([] for anything else). */
+PatchbayLicense.pendingRequests = function(list) {
+  var out = [];
+  var i;
+  if (typeof list !== "object" || list === null || typeof list.length !== "number") return out;
+  for (i = 0; i < list.length; i++) {
+    if (typeof list[i] === "object" && list[i] !== null && typeof list[i].nonce === "string" && list[i].nonce !== "") {
+      out.push({ nonce: list[i].nonce, serial: typeof list[i].serial === "string" ? list[i].serial : "" });
+    }
+  }
+  return out;
+};
+
+/** A record holding only the pending machine requests ({} when there are none). */
+PatchbayLicense.requestsOnly = function(list) {
+  var requests = PatchbayLicense.pendingRequests(list);
+  if (requests.length === 0) return {};
+  return { appId: PatchbayLicense.config.appId, machineId: PatchbayLicense.host.machineId(), requests: requests };
 };
 
 /**
@@ -149,18 +178,33 @@ PatchbayLicense.tick = function(done) {
   return PatchbayLicense.licensedNow;
 };
 
+/** True while a license is stored as VALID but its offline grace (or the token's lifetime) has run out. */
+PatchbayLicense.graceOver = function() {
+  var r = PatchbayLicense.record;
+  return r.serial && r.status === "VALID" && !PatchbayLicense.isLicensed() ? true : false;
+};
+
+/** What the license says now: the stored status, unless the grace ran out since (then what the lock says). */
 PatchbayLicense.status = function() {
   var r = PatchbayLicense.record;
+  var over = PatchbayLicense.graceOver();
+  var code = r.serial ? r.status : "NOT_ACTIVATED";
+  var detail = r.detail ? r.detail : "";
+  if (over) {
+    code = "TOKEN_EXPIRED";
+    detail = "The offline period is over: connect to the internet to confirm the license.";
+  }
   return {
     licensed: PatchbayLicense.isLicensed(),
     allowsUse: PatchbayLicense.allowsUse(),
     enforced: PatchbayLicense.enforced(),
-    code: r.serial ? r.status : "NOT_ACTIVATED",
-    detail: r.detail ? r.detail : "",
+    code: code,
+    detail: detail,
     serial: r.serial ? r.serial : "",
     licensedUntil: PatchbayLicense.licensedUntil(),
     lastValidatedAt: r.lastValidatedAt ? r.lastValidatedAt : 0,
     tokenKeyPinned: PatchbayLicense.isPinnedKey(r.tokenKid),
+    requestsPending: PatchbayLicense.pendingRequests(r.requests).length,
     busy: PatchbayLicense.pending !== null
   };
 };
@@ -264,7 +308,8 @@ PatchbayLicense.afterActivate = function(p, status, response) {
       lastValidatedAt: now,
       clockHighWater: now,
       status: "VALID",
-      detail: ""
+      detail: "",
+      requests: PatchbayLicense.pendingRequests(PatchbayLicense.record.requests)
     };
     PatchbayLicense.lastAttemptFailed = false;
     PatchbayLicense.save();
@@ -317,7 +362,7 @@ PatchbayLicense.afterValidate = function(p, status, response) {
 
 PatchbayLicense.afterDeactivate = function(p, status, response) {
   if (status == 200) {
-    PatchbayLicense.record = {};
+    PatchbayLicense.record = PatchbayLicense.requestsOnly(PatchbayLicense.record.requests);
     PatchbayLicense.lastAttemptFailed = false;
     PatchbayLicense.save();
     PatchbayLicense.report(p.done, true, "DEACTIVATED", response.released === false ? "This computer held no seat." : "This computer's seat is free again.");

@@ -12,10 +12,11 @@ namespace patchbay::juce_support
     LicenseGate::LicenseGate (LicenseOptions options, bool validateAtStart)
         : juce::Thread ("Patchbay licensing"),
           transport_ (std::make_shared<JuceUrlTransport>()),
-          client_ (std::make_unique<LicenseClient> (transport_, std::move (options)))
+          // The verifier's tolerance for a wrong clock (it refuses a token at exp + skew, not at exp).
+          clockSkewSeconds_ (options.clockSkewSeconds < 0 ? 0 : options.clockSkewSeconds)
     {
-        status_ = client_->checkOffline();
-        licensed_.store (status_.licensed);
+        client_ = std::make_unique<LicenseClient> (transport_, std::move (options));
+        publish (client_->checkOffline());
         startThread();
         if (validateAtStart)
             validate();
@@ -30,10 +31,34 @@ namespace patchbay::juce_support
         stopThread (4000);
     }
 
+    bool LicenseGate::isLicensed() const
+    {
+        return licensed_.load (std::memory_order_relaxed) && client_->now() < lockedFrom_.load (std::memory_order_relaxed);
+    }
+
     LicenseStatus LicenseGate::status() const
     {
+        LicenseStatus status;
+        {
+            const std::lock_guard<std::mutex> guard (lock_);
+            status = status_;
+        }
+        // What the lock says: the last answer's token may have run out since, with no call made in between.
+        if (status.licensed && client_->now() >= lockedFrom_.load (std::memory_order_relaxed))
+        {
+            status.licensed = false;
+            status.code = tokenErrorCode (TokenError::expired);
+            status.detail = tokenErrorText (TokenError::expired);
+        }
+        return status;
+    }
+
+    void LicenseGate::publish (const LicenseStatus& result)
+    {
         const std::lock_guard<std::mutex> guard (lock_);
-        return status_;
+        status_ = result;
+        lockedFrom_.store (result.licensed ? result.expiresAt + clockSkewSeconds_ : 0, std::memory_order_relaxed);
+        licensed_.store (result.licensed, std::memory_order_relaxed);
     }
 
     void LicenseGate::activate (const juce::String& serial)
@@ -50,6 +75,17 @@ namespace patchbay::juce_support
     void LicenseGate::validate()
     {
         enqueue ([] (LicenseClient& client) { return client.validate(); });
+    }
+
+    MachineRequest LicenseGate::machineRequest (const juce::String& serial, const juce::String& machineName)
+    {
+        return client_->machineRequest (serial.toStdString(), machineName.toStdString());
+    }
+
+    void LicenseGate::loadLicenseFile (const juce::String& content)
+    {
+        const std::string text = content.toStdString();
+        enqueue ([text] (LicenseClient& client) { return client.loadLicenseFile (text); });
     }
 
     bool LicenseGate::isBusy() const
@@ -98,12 +134,10 @@ namespace patchbay::juce_support
                 continue;
             }
 
-            const LicenseStatus result = job (*client_);
+            publish (job (*client_));
             {
                 const std::lock_guard<std::mutex> guard (lock_);
-                status_ = result;
                 running_ = false;
-                licensed_.store (result.licensed);
             }
             if (! threadShouldExit())
                 sendChangeMessage();

@@ -4,7 +4,8 @@ namespace patchbay::juce_support
 {
     /**
      * The license panel, config::uiWidth x config::uiHeight, following config::experienceMode:
-     *  - validation-only: serial field, Activate, "Deactivate this computer", the license state and its offline grace;
+     *  - validation-only: serial field, Activate, "Deactivate this computer", "Offline activation..." (save a machine
+     *    request file, load a license file), the license state and its offline grace;
      *  - storefront-only: the product and a Buy button (no license calls);
      *  - storefront-validation: both.
      * It only talks to the LicenseGate, so the processor sees every change at once.
@@ -21,6 +22,9 @@ namespace patchbay::juce_support
     private:
         void changeListenerCallback (juce::ChangeBroadcaster* source) override;
         void showStatus (const LicenseStatus& status);
+        void chooseOffline();
+        void saveMachineRequest();
+        void loadLicenseFile();
 
         LicenseGate& gate_;
         const ExperienceMode mode_;
@@ -30,6 +34,8 @@ namespace patchbay::juce_support
         juce::TextButton activate_ { "Activate" };
         juce::TextButton deactivate_ { "Deactivate this computer" };
         juce::TextButton buy_ { "Buy" };
+        juce::TextButton offline_ { "Offline activation..." };
+        std::unique_ptr<juce::FileChooser> chooser_;
 
         JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (LicensePanel)
     };

@@ -12,22 +12,23 @@
 
 namespace patchbay
 {
+    std::string detail::trimSerial (const std::string& text)
+    {
+        const auto first = text.find_first_not_of (" \t\r\n");
+        if (first == std::string::npos)
+            return {};
+        return text.substr (first, text.find_last_not_of (" \t\r\n") - first + 1);
+    }
+
+    std::string detail::newNonce()
+    {
+        unsigned char bytes[16];
+        randombytes_buf (bytes, sizeof (bytes));
+        return base64UrlEncode (bytes, sizeof (bytes));
+    }
+
     namespace
     {
-        std::string trimSerial (const std::string& text)
-        {
-            const auto first = text.find_first_not_of (" \t\r\n");
-            if (first == std::string::npos)
-                return {};
-            return text.substr (first, text.find_last_not_of (" \t\r\n") - first + 1);
-        }
-
-        std::string newNonce()
-        {
-            unsigned char bytes[16];
-            randombytes_buf (bytes, sizeof (bytes));
-            return base64UrlEncode (bytes, sizeof (bytes));
-        }
 
         /** The `code` and `detail` of a problem+json answer (or of any JSON object answer). */
         void readProblem (const HttpResponse& response, std::string& code, std::string& detail)
@@ -141,6 +142,13 @@ namespace patchbay
         }
 
         status.serial = stored.serial;
+        if (stored.serial.empty())
+        {
+            // Only machine requests waiting for their license file (offline activation) are stored.
+            status.code = "NO_LICENSE";
+            status.detail = "This computer is not activated.";
+            return status;
+        }
         if (stored.token.empty())
         {
             status.code = "NO_LICENSE";
@@ -183,7 +191,11 @@ namespace patchbay
             status.detail = "The licensing server's answer does not belong to this request.";
             return status;
         }
-        if (! store_.save ({ serial, token }))
+        StoredLicense next;
+        next.serial = serial;
+        next.token = token;
+        next.requests = pendingRequests();
+        if (! store_.save (next))
         {
             status.code = "STORAGE_FAILED";
             status.detail = "The license could not be saved in " + store_.file().string() + ".";
@@ -199,7 +211,7 @@ namespace patchbay
     LicenseStatus LicenseClient::activate (const std::string& serialText)
     {
         const std::lock_guard<std::mutex> guard (lock_);
-        const std::string serial = trimSerial (serialText);
+        const std::string serial = detail::trimSerial (serialText);
         LicenseStatus status;
         if (serial.empty())
         {
@@ -214,7 +226,7 @@ namespace patchbay
             return status;
         }
 
-        const std::string nonce = newNonce();
+        const std::string nonce = detail::newNonce();
         const HttpResponse response = post ("/activate",
                                             JsonObjectWriter()
                                                 .add ("productAppId", options_.appId)
@@ -256,7 +268,7 @@ namespace patchbay
         if (loaded != LicenseStore::Load::ok || stored.serial.empty())
             return offlineLocked();
 
-        const std::string nonce = newNonce();
+        const std::string nonce = detail::newNonce();
         const HttpResponse response = post ("/validate",
                                             JsonObjectWriter()
                                                 .add ("productAppId", options_.appId)
@@ -283,7 +295,9 @@ namespace patchbay
             return acceptToken (stored.serial, body["token"].asString(), nonce, response.status);
 
         // A verdict: the license is not valid for this machine any more. Keep the serial for the panel.
-        store_.save ({ stored.serial, std::string() });
+        StoredLicense ended = stored;
+        ended.token.clear();
+        store_.save (ended);
         LicenseStatus status;
         status.serial = stored.serial;
         status.httpStatus = response.status;

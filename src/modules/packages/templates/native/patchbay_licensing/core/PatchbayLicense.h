@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace patchbay
 {
@@ -43,13 +44,21 @@ namespace patchbay
         std::function<std::int64_t()> clock;
     };
 
+    namespace detail
+    {
+        /** A random nonce for one request: 16 bytes, base64url. */
+        std::string newNonce();
+        /** The serial as typed, without the whitespace around it. */
+        std::string trimSerial (const std::string& text);
+    }
+
     /**
      * The outcome of a licensing call. `licensed` is the one thing the plugin acts on; `code` says why, in the
      * server's words when the server answered (VALID, MACHINE_LIMIT_EXCEEDED, LICENSE_REVOKED, REVOKED,
      * MACHINE_NOT_ACTIVATED, RATE_LIMITED, INVALID_PRODUCT_KEY ...) and otherwise one of the client's:
      * OFFLINE_VALID (the stored token verified; no server confirmation in this call), NO_LICENSE, NETWORK_ERROR,
-     * SERVER_ERROR, STORAGE_TAMPERED, STORAGE_FAILED, NO_MACHINE_ID, SERIAL_REQUIRED, RELEASED, TOKEN_REPLAYED and
-     * the TOKEN_* codes of tokenErrorCode().
+     * SERVER_ERROR, STORAGE_TAMPERED, STORAGE_FAILED, NO_MACHINE_ID, SERIAL_REQUIRED, RELEASED, TOKEN_REPLAYED,
+     * REQUEST_READY and LICENSE_FILE_UNREADABLE (offline activation) and the TOKEN_* codes of tokenErrorCode().
      */
     struct LicenseStatus
     {
@@ -63,6 +72,20 @@ namespace patchbay
         int httpStatus = 0;
         /** deactivate(): the server freed a seat in this call (false when the machine held none). */
         bool released = false;
+    };
+
+    /** Offline activation, step 1: the machine request file for a computer without internet. */
+    struct MachineRequest
+    {
+        /**
+         * REQUEST_READY when `content` is the file to save; else SERIAL_REQUIRED, NO_MACHINE_ID or STORAGE_FAILED.
+         * `licensed` and `expiresAt` are this computer's license as it stands (a request changes nothing of it).
+         */
+        LicenseStatus status;
+        /** The file's content: JSON, format patchbay-machine-request/1. */
+        std::string content;
+        /** A name to offer when the user saves it: machine-request-<appId>.patchbay-request. */
+        std::string filename;
     };
 
     /**
@@ -95,6 +118,23 @@ namespace patchbay
         /** "Deactivate this computer": frees the seat on the server, then forgets the local license. */
         LicenseStatus deactivate();
 
+        /**
+         * Offline activation, step 1 (no network): the machine request file for `serial` ("" takes the stored
+         * serial) on this computer, named `machineName` ("" takes LicenseOptions::machineName; the buyer sees it in
+         * their portal). The buyer uploads it in the buyers' portal on a computer with internet. The request's nonce
+         * is kept in the license file (the last five requests), so the answer can be recognised.
+         */
+        MachineRequest machineRequest (const std::string& serial, const std::string& machineName = {});
+
+        /**
+         * Offline activation, step 2 (no network): loads the content of the license file (.patchbay-license) the
+         * portal answered. Its token is verified like any token (pinned key, signature, this product, this machine,
+         * not expired) and must carry the nonce of a pending request of this computer; each request is answered
+         * once. Then it is stored exactly as after an online activation: VALID, licensed until the token's `exp`, and
+         * the next successful validate() takes over. A refused file changes nothing that was stored before.
+         */
+        LicenseStatus loadLicenseFile (const std::string& content);
+
         /** Checks any token against the pinned keys, this appId, this machine and now. */
         TokenCheck verifyToken (const std::string& token) const;
 
@@ -107,6 +147,8 @@ namespace patchbay
         HttpResponse post (const std::string& path, const std::string& body);
         LicenseStatus offlineLocked (const StoredLicense* known = nullptr);
         LicenseStatus acceptToken (const std::string& serial, const std::string& token, const std::string& nonce, int httpStatus);
+        /** The stored machine requests (nonces) still waiting for their license file. */
+        std::vector<std::string> pendingRequests() const;
 
         std::shared_ptr<HttpTransport> transport_;
         LicenseOptions options_;

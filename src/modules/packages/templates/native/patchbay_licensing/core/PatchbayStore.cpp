@@ -6,6 +6,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -85,6 +86,15 @@ namespace patchbay
             return Load::tampered;
         out.serial = json["serial"].asString();
         out.token = json["token"].asString();
+        // Pending machine requests, space-separated (files written before offline activation have none).
+        const std::string& requests = json["requests"].asString();
+        for (std::size_t at = 0; at < requests.size();)
+        {
+            const auto end = std::min (requests.find (' ', at), requests.size());
+            if (end > at)
+                out.requests.push_back (requests.substr (at, end - at));
+            at = end + 1;
+        }
         return Load::ok;
     }
 
@@ -93,7 +103,10 @@ namespace patchbay
         if (file_.empty() || key_.empty())
             return false;
 
-        const std::string plain = JsonObjectWriter().add ("serial", license.serial).add ("token", license.token).str();
+        std::string requests;
+        for (const auto& nonce : license.requests)
+            requests += (requests.empty() ? "" : " ") + nonce;
+        const std::string plain = JsonObjectWriter().add ("serial", license.serial).add ("token", license.token).addIfNotEmpty ("requests", requests).str();
         std::vector<unsigned char> sealed (crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES + plain.size());
         randombytes_buf (sealed.data(), crypto_secretbox_NONCEBYTES);
         crypto_secretbox_easy (sealed.data() + crypto_secretbox_NONCEBYTES,

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace patchbay
 {
@@ -11,6 +12,8 @@ namespace patchbay
         std::string serial;
         /** The newest license token; "" after the server said the license is no longer valid (the serial is kept). */
         std::string token;
+        /** Nonces of the machine requests written for offline activation and not answered yet, oldest first. */
+        std::vector<std::string> requests;
     };
 
     /**
