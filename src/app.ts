@@ -1,69 +1,40 @@
-import { randomUUID } from 'node:crypto';
-import cookie from '@fastify/cookie';
-import multipart from '@fastify/multipart';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Database } from './platform/db/database.js';
 import { createTokenVerifier, type JwtSettings } from './platform/auth/jwt.js';
 import { registerPolicy } from './platform/auth/policy.js';
-import { registerBrowserSupport } from './platform/http/browser.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.js';
+import { registerWeb, type WebOptions } from './platform/http/web.js';
 import { healthRoutes } from './platform/http/health.routes.js';
-import { createHttpServer, DEFAULT_HTTP_LIMITS, type HttpLimits, registerHttpLimits } from './platform/http/limits.js';
-import { deleteExpiredIdempotencyKeys, registerIdempotency } from './platform/http/idempotency.js';
-import { registerMetrics, ServiceMetrics } from './platform/http/metrics.js';
-import { registerOpenApi } from './platform/http/openapi.js';
+import { registerErrorDocs } from './platform/http/error-docs.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './platform/http/limits.js';
+import { createServer, registerHttpProtections, registerRequestServices } from './platform/http/setup.js';
+import { registerCounterFolding } from './platform/counters/counters.js';
+import { registerJobRunner } from './platform/jobs/setup.js';
 import { openApiOptions } from './openapi.js';
-import { registerRateLimits } from './platform/http/rate-limits.js';
-import { ProblemSchema } from './platform/http/schemas.js';
-import { validatorCompiler } from './platform/http/validation.js';
-import { IMPORT_MAX_BYTES } from './platform/import/errors.js';
-import { JobRunner } from './platform/jobs/runner.js';
 import { DEFAULT_ASYNC_IMPORT_THRESHOLD, ImportRunner } from './platform/import/import-runner.js';
-import { importRoutes } from './modules/imports/imports.routes.js';
+import * as importsModule from './modules/imports/index.js';
+import * as accountsModule from './modules/accounts/index.js';
+import * as workspacesModule from './modules/workspaces/index.js';
 import { registerMailJobs } from './platform/mail/mail.jobs.js';
+import { LinkTokens } from './platform/mail/link-tokens.js';
 import { LogTransport, type MailTransport } from './platform/mail/transport.js';
-import { customerRoutes } from './modules/customers/customers.routes.js';
-import { LicenseKeyring } from './modules/licensing/licensing.keys.js';
-import { licensingRoutes } from './modules/licensing/licensing.routes.js';
-import { LicensingService } from './modules/licensing/licensing.service.js';
-import { ConnectionTracker } from './modules/licensing/licensing.connections.js';
-import { purchaseRoutes } from './modules/purchases/purchases.routes.js';
-import { serialRoutes } from './modules/serials/serials.routes.js';
-import { productRoutes } from './modules/products/products.routes.js';
-import { FileMetadata, ProductRow, RestApi, ReviewRecord, VersionRecord } from './modules/products/products.schemas.js';
-import { productFileRoutes } from './modules/products/product-files.routes.js';
-import { ProductFiles } from './modules/products/product-files.service.js';
-import { ProductCredentials } from './modules/products/product-credentials.service.js';
-import { productDashboardRoutes } from './modules/products/product-dashboard.routes.js';
+import * as customersModule from './modules/customers/index.js';
+import * as licensingModule from './modules/licensing/index.js';
+import * as customerPortalModule from './modules/customer-portal/index.js';
+import * as purchasesModule from './modules/purchases/index.js';
+import * as serialsModule from './modules/serials/index.js';
+import * as productsModule from './modules/products/index.js';
 import { LinkSigner, PrivateLinks, registerPrivateLinkRoute } from './platform/links/private-links.js';
 import { NoStorage, type PrivateStorage } from './platform/storage/storage.js';
-import { registerStorageJobs } from './platform/storage/storage.jobs.js';
-import { packageRoutes } from './modules/packages/packages.routes.js';
-import { PartnerPortal } from './modules/partners/partner-portal.service.js';
-import { partnerRoutes } from './modules/partners/partners.routes.js';
-import { PartnerPrograms } from './modules/partners/partners.service.js';
-import { ReferralContextSigner } from './modules/referrals/referral-context.js';
-import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
-import { CheckoutEvents } from './modules/checkout/checkout.service.js';
-import { registerLedgerJobs } from './modules/ledger/ledger.jobs.js';
-import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
-import { DEFAULT_PAYOUT_MINIMUM, Transfers } from './modules/ledger/transfers.service.js';
-import { ReferralVisitBuffer } from './modules/referrals/referral-visits.js';
-import { DEFAULT_REFERRALS_PER_MINUTE, referralRoutes } from './modules/referrals/referrals.routes.js';
-import { ReferralLinks } from './modules/referrals/referrals.service.js';
-import { recipientSessionRoutes } from './modules/recipients/recipients.routes.js';
-import { Recipients } from './modules/recipients/recipients.service.js';
-import { payoutDestinationRoutes } from './modules/payouts/destinations.routes.js';
-import { DEFAULT_DESTINATION_HOLD_HOURS, PayoutDestinations } from './modules/payouts/destinations.service.js';
-import type { PayoutProviders } from './modules/payouts/providers.js';
-import { sandboxOnboardingRoutes } from './modules/payouts/sandbox-onboarding.routes.js';
-import { payoutProviders, SandboxCardProvider, SandboxWalletProvider } from './modules/payouts/sandbox-provider.js';
-import { PackageService } from './modules/packages/packages.service.js';
-
-/** Delivery files up to 2 GiB unless configured otherwise. */
-export const DEFAULT_FILE_UPLOAD_MAX_BYTES = 2 * 1024 * 1024 * 1024;
+import * as packagesModule from './modules/packages/index.js';
+import * as partnersModule from './modules/partners/index.js';
+import * as referralsModule from './modules/referrals/index.js';
+import * as checkoutModule from './modules/checkout/index.js';
+import * as checkoutConnectionsModule from './modules/checkout-connections/index.js';
+import * as webhooksModule from './modules/webhooks/index.js';
+import * as ledgerModule from './modules/ledger/index.js';
+import * as recipientsModule from './modules/recipients/index.js';
+import * as payoutsModule from './modules/payouts/index.js';
 
 export interface AppOptions {
   database: Database;
@@ -77,7 +48,10 @@ export interface AppOptions {
     connectionFlushMs?: number;
   };
   /** Outgoing e-mail; default: the log transport. */
-  mail?: { transport?: MailTransport; from?: string };
+  /** Outgoing e-mail; `outbox`: keep what is sent for the console's outbox page (development only: server.ts decides). */
+  mail?: { transport?: MailTransport; from?: string; outbox?: boolean };
+  /** Console sign-in links one address may ask for per hour (default 5). */
+  accounts?: { signInLinksPerHour?: number };
   /** Background jobs of this instance; `run: false` enqueues but never runs (tests that inspect the queue). */
   jobs?: { pollIntervalMs?: number; concurrency?: number; run?: boolean };
   logger?: FastifyServerOptions['logger'];
@@ -110,9 +84,23 @@ export interface AppOptions {
   /** Partner programs: invitation limits and the partner portal's address. */
   partners?: PartnerOptions;
   /** Payout providers for live mode (test mode always has the built-in sandbox); none: live payout routes answer 503. */
-  payouts?: { providers?: PayoutProviders; /** The smallest payable balance a payout run transfers (minor units, default 1000). */ minimumMinorUnits?: number };
-  /** Secrets of the managed checkout's signed event webhook (the first signs in tests; any verifies); none: the route is absent. */
-  checkout?: { webhookSecrets?: string[] };
+  payouts?: {
+    providers?: payoutsModule.PayoutProviders;
+    /** The smallest payable balance a payout run transfers (minor units, default 1000). */
+    minimumMinorUnits?: number;
+    /** How long a payout run owns a transfer before the next run may take it over (seconds, default 300). */
+    transferLeaseSeconds?: number;
+  };
+  /** Secrets of the managed checkout's signed event webhook (the first signs in tests; any verifies); none: the route is absent. Bound: events booked at once (default 4 booking, 500 waiting). */
+  checkout?: { webhookSecrets?: string[]; bound?: checkoutModule.CheckoutEventBound };
+  /** Checkout connections (Stripe, Paddle, Lemon Squeezy): where Stripe's library reaches its API (tests: a local server). */
+  checkoutConnections?: { stripeApi?: checkoutConnectionsModule.StripeApiOptions };
+  /** The buyers' portal: device releases per serial in 30 days (default 3), sign-in links per address and hour, key e-mails per buyer and hour. */
+  customerPortal?: { deviceReleasesPerSerial?: number; signInLinksPerHour?: number; keyResendsPerHour?: number };
+  /** The web front end: the build (default), Vite with hot reload, or none. */
+  web?: WebOptions;
+  /** Outbound webhooks: the allow-list of non-public hosts, the retry schedule, the runner's concurrency (tests: a resolver and a clock). */
+  webhooks?: webhooksModule.WebhookOptions;
 }
 
 export interface PartnerOptions {
@@ -129,164 +117,120 @@ export interface PartnerOptions {
   referralsPerMinute?: number;
 }
 
-export const DEFAULT_PACKAGE_BUILD_SLOTS = 2;
-export const DEFAULT_LIVE_ROTATION_OVERLAP_DAYS = 7;
-export const DEFAULT_PACKAGE_DOWNLOADS_PER_MINUTE = 30;
-
 export const DEFAULT_MAIL_FROM = 'Patchbay <no-reply@patchbay.invalid>';
 
 export type App = FastifyInstance;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** This instance's background job runner (tests wait on it with `jobs.idle()`). */
-    jobs: JobRunner;
     /** The import flow shared by the modules' import routes. */
     imports: ImportRunner;
-    /** Payout providers by kind and mode (the payout run submits transfers through them). */
-    payoutProviders: PayoutProviders;
-    /** Payout runs and transfer confirmations (`patchbay payouts run` calls `transfers.run`). */
-    transfers: Transfers;
   }
 }
 
-/** Trust the nearest `hops` proxies' X-Forwarded-For entries. */
-const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
-
-const REQUEST_ID = /^[A-Za-z0-9._\-]{8,128}$/;
-
+/**
+ * The app: the platform first (the server, background work and e-mail, the protections every
+ * request passes, who is calling, the services routes share), then each module through its face,
+ * in the order their routes appear in the API document.
+ */
 export async function buildApp(options: AppOptions): Promise<App> {
-  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
   const db = options.database.db;
-  const app = Fastify({
-    serverFactory: (handler) => createHttpServer(limits, handler),
-    trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
-    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
-    bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { removeAdditional: false } },
-    clientErrorHandler,
-    frameworkErrors,
-  }).withTypeProvider<TypeBoxTypeProvider>();
-
-  app.setValidatorCompiler(validatorCompiler);
-  // JSON and multipart only: anything else is a 415, never a string body a handler might misread.
-  app.removeContentTypeParser('text/plain');
-  app.addSchema(ProblemSchema);
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    // Answers to authenticated callers are personal: no shared cache may keep them.
-    if ((request.scope || request.recipient) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-  });
-
-  // Background work: one runner per instance; modules register their job handlers on it.
-  const runner = new JobRunner(db, { ...options.jobs, log: app.log });
-  app.decorate('jobs', runner);
-  const transport: MailTransport = options.mail?.transport ?? new LogTransport((entry, message) => app.log.info(entry, message));
-  registerMailJobs(runner, transport, options.mail?.from ?? DEFAULT_MAIL_FROM);
-  if (options.jobs?.run !== false) app.addHook('onReady', async () => runner.start());
-  app.addHook('onClose', async () => {
-    await runner.stop();
-    await transport.close?.();
-  });
-
-  registerErrorHandling(app);
-  registerHttpLimits(app, limits);
-  await registerBrowserSupport(app, options.corsOrigins ?? []);
-  await app.register(cookie);
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
   const publicUrl = (options.publicBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
   const portalUrl = (options.partners?.portalUrl ?? `${publicUrl}/partner-portal`).replace(/\/$/, '');
-  const recipients = new Recipients(db, portalUrl);
-  registerPolicy(app, db, createTokenVerifier(options.jwt), (token) => recipients.verify(token));
-  // Keys belong to the caller: a workspace member's keys never meet another member's or workspace's.
-  registerIdempotency(app, db, (request) => (request.scope ? `account:${request.scope.workspaceId}:${request.scope.accountId}` : null));
-  runner.addMaintenance('idempotency-keys', () => deleteExpiredIdempotencyKeys(db));
-  await registerOpenApi(app, openApiOptions(publicUrl));
-  registerMetrics(
-    app,
-    new ServiceMetrics({ db, pool: options.database.pool, runner, processMetrics: options.processMetrics ?? false }),
-    options.metricsToken,
-  );
-  await app.register(multipart, {
-    limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
-  });
-  await registerRateLimits(app, { redis: options.redis, ...(options.rateLimitNamespace ? { namespace: options.rateLimitNamespace } : {}) });
 
+  const app = createServer({ limits, trustProxy: options.trustProxy, logger: options.logger, loggerInstance: options.loggerInstance });
+  const configuredTransport: MailTransport = options.mail?.transport ?? new LogTransport((entry, message) => app.log.info(entry, message));
+  const outbox = options.mail?.outbox ? new accountsModule.OutboxRecorder(configuredTransport) : undefined;
+  const transport = outbox ?? configuredTransport;
+  const runner = registerJobRunner(app, db, options.jobs, transport);
+  registerCounterFolding(app, db, runner, { run: options.jobs?.run });
+  await registerHttpProtections(app, { limits, publicBaseUrl: publicUrl, corsOrigins: options.corsOrigins ?? [] });
+  const linkTokens = new LinkTokens(options.licensing.encryptionKey);
+  registerMailJobs(runner, transport, { from: options.mail?.from ?? DEFAULT_MAIL_FROM, context: { db, tokens: linkTokens, urls: { publicBaseUrl: publicUrl, portalUrl } } });
+  // Who is calling: each kind of caller's credentials are resolved by the module that issues them.
+  const recipients = new recipientsModule.Recipients(db, linkTokens);
+  const accounts = accountsModule.createAccounts(db, linkTokens);
+  const customerPortal = customerPortalModule.createCustomerPortal(db, publicUrl, linkTokens);
+  registerPolicy(app, db, createTokenVerifier(options.jwt), (token) => recipients.verify(token), accounts.credentials, customerPortal.verify);
+  await registerRequestServices(app, {
+    db,
+    runner,
+    openApi: openApiOptions(publicUrl),
+    metrics: { pool: options.database.pool, processMetrics: options.processMetrics ?? false, token: options.metricsToken },
+    rateLimits: { redis: options.redis, namespace: options.rateLimitNamespace },
+  });
+
+  // What several modules share: the import flow, private storage and links, product credentials, license keys, plugin packages.
   const imports = new ImportRunner(options.database, {
     asyncThreshold: options.imports?.asyncThreshold ?? DEFAULT_ASYNC_IMPORT_THRESHOLD,
     leaseSeconds: options.imports?.leaseSeconds ?? 60,
+    onFinished: importsModule.announceImportFinished,
   });
   app.decorate('imports', imports);
-  imports.registerJobs(runner);
+  importsModule.registerImportJobs(runner, imports);
 
   const storage = options.storage ?? new NoStorage();
-  registerStorageJobs(runner, storage);
-  const links = new PrivateLinks(new LinkSigner([options.licensing.encryptionKey]));
+  productsModule.registerProductJobs(runner, storage);
+  const links = new PrivateLinks(new LinkSigner([options.licensing.encryptionKey]), publicUrl);
   registerPrivateLinkRoute(app, links);
-  const credentials = new ProductCredentials(db, options.licensing.encryptionKey);
-  const keyring = new LicenseKeyring(db, options.licensing.encryptionKey);
-  const publicBaseUrl = (options.publicBaseUrl ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
-  const packages = new PackageService(db, storage, links, credentials, keyring, {
-    publicBaseUrl,
-    buildSlots: options.packages?.buildSlots ?? DEFAULT_PACKAGE_BUILD_SLOTS,
-    rotationOverlapSeconds: { live: (options.packages?.liveRotationOverlapDays ?? DEFAULT_LIVE_ROTATION_OVERLAP_DAYS) * 86_400, test: 0 },
-    ...(options.packages?.minBuildMs ? { minBuildMs: options.packages.minBuildMs } : {}),
-  });
-  const dashboard = { db, credentials, packages, publicBaseUrl };
+  const credentials = new productsModule.ProductCredentials(db, options.licensing.encryptionKey);
+  const keyring = new licensingModule.LicenseKeyring(db, options.licensing.encryptionKey);
+  const packages = packagesModule.createPackages({ db, storage, links, credentials, keyring, publicBaseUrl: publicUrl, ...options.packages });
 
-  for (const schema of [ProductRow, FileMetadata, RestApi, VersionRecord, ReviewRecord]) app.addSchema(schema);
   healthRoutes(app, db);
-  await app.register(importRoutes, { db, runner: imports });
-  await app.register(productRoutes, { db });
-  await app.register(productFileRoutes, { files: new ProductFiles(db, storage, links, options.fileUploadMaxBytes ?? DEFAULT_FILE_UPLOAD_MAX_BYTES) });
-  await app.register(productDashboardRoutes, { ctx: dashboard });
-  await app.register(recipientSessionRoutes, { recipients, linksPerHour: options.partners?.signInLinksPerHour ?? 5 });
-  const partnerPrograms = new PartnerPrograms(
+  registerErrorDocs(app);
+
+  // The modules, each through its face.
+  importsModule.register(app, { db, runner: imports });
+  accountsModule.register(app, { db, accounts, runner, linksPerHour: options.accounts?.signInLinksPerHour, outbox });
+  workspacesModule.register(app, { db, publicBaseUrl: publicUrl });
+  productsModule.register(app, { db, storage, links, credentials, packages, publicBaseUrl: publicUrl, fileUploadMaxBytes: options.fileUploadMaxBytes });
+  recipientsModule.register(app, { recipients, linksPerHour: options.partners?.signInLinksPerHour });
+  const partners = partnersModule.createPartners(db, { limits: options.partners, tokens: linkTokens, portalUrl, publicBaseUrl: publicUrl });
+  partnersModule.register(app, partners);
+  const payouts = payoutsModule.createPayouts(db, { publicBaseUrl: publicUrl, configured: options.payouts?.providers });
+  ledgerModule.register(app, {
     db,
-    {
-      invitesPerWorkspacePerDay: options.partners?.invitesPerWorkspacePerDay ?? 200,
-      inviteResendCooldownSeconds: options.partners?.inviteResendCooldownSeconds ?? 60,
-      inviteTtlHours: options.partners?.inviteTtlHours ?? 168,
-    },
-    portalUrl,
-    publicUrl,
-  );
-  await app.register(ledgerRoutes, { db, programs: partnerPrograms });
-  await app.register(partnerRoutes, {
-    programs: partnerPrograms,
-    portal: new PartnerPortal(db, publicUrl),
+    runner,
+    providers: payouts.providers,
+    minimumMinorUnits: options.payouts?.minimumMinorUnits,
+    transferLeaseSeconds: options.payouts?.transferLeaseSeconds,
   });
-  const sandboxCard = new SandboxCardProvider(publicUrl);
-  const providers = payoutProviders({ card: sandboxCard, wallet: new SandboxWalletProvider() }, options.payouts?.providers);
-  app.decorate('payoutProviders', providers);
-  const transfers = new Transfers(db, providers, BigInt(options.payouts?.minimumMinorUnits ?? DEFAULT_PAYOUT_MINIMUM));
-  app.decorate('transfers', transfers);
-  registerLedgerJobs(runner, db, transfers);
-  const destinations = new PayoutDestinations(db, providers, sandboxCard, new PartnerPortal(db, publicUrl), {
-    holdHours: options.partners?.destinationHoldHours ?? DEFAULT_DESTINATION_HOLD_HOURS,
-  });
-  await app.register(payoutDestinationRoutes, { destinations });
-  await app.register(sandboxOnboardingRoutes, { destinations });
-  // Referral visits are written in batches; the last one before the database closes.
-  const referralVisits = new ReferralVisitBuffer(db, app.log);
-  app.addHook('onClose', async () => referralVisits.stop());
-  const referrals = new ReferralLinks(db, new ReferralContextSigner([options.licensing.encryptionKey]), referralVisits, options.licensing.encryptionKey, publicUrl);
-  await app.register(referralRoutes, { links: referrals, perMinute: options.partners?.referralsPerMinute ?? DEFAULT_REFERRALS_PER_MINUTE });
+  await payoutsModule.register(app, { db, payouts, agreements: partners.portal, holdHours: options.partners?.destinationHoldHours });
+  const referrals = referralsModule.register(app, { db, secret: options.licensing.encryptionKey, publicBaseUrl: publicUrl, perMinute: options.partners?.referralsPerMinute });
   const webhookSecrets = (options.checkout?.webhookSecrets ?? []).filter((secret) => secret.length > 0);
   if (webhookSecrets.length > 0) {
-    const referralContexts = new ReferralContextSigner([options.licensing.encryptionKey]);
-    await app.register(checkoutRoutes, { events: new CheckoutEvents(db, (value) => referralContexts.verify(value), app.log), secrets: webhookSecrets });
+    await checkoutModule.register(app, { db, secrets: webhookSecrets, verifyReferral: referrals.verifyContext, bound: options.checkout?.bound });
   }
-  await app.register(packageRoutes, { packages, downloadsPerMinute: options.packages?.downloadsPerMinute ?? DEFAULT_PACKAGE_DOWNLOADS_PER_MINUTE });
-  await app.register(customerRoutes, { db });
-  await app.register(serialRoutes, { db });
-  await app.register(purchaseRoutes, { db });
-  const connections = new ConnectionTracker(db, app.log, options.licensing.connectionFlushMs);
-  app.addHook('onClose', async () => connections.stop());
-  await app.register(licensingRoutes, { service: new LicensingService(db, keyring, connections), rateLimit: options.licensing.rateLimit });
+  await checkoutConnectionsModule.register(app, {
+    db,
+    runner,
+    encryptionKey: options.licensing.encryptionKey,
+    publicBaseUrl: publicUrl,
+    verifyReferral: referrals.verifyContext,
+    stripeApi: options.checkoutConnections?.stripeApi,
+  });
+  packagesModule.register(app, { packages, downloadsPerMinute: options.packages?.downloadsPerMinute });
+  customersModule.register(app, { db, runner: imports });
+  serialsModule.register(app, { db, runner: imports });
+  purchasesModule.register(app, { db, runner: imports });
+  const licensing = licensingModule.createLicensing(app, { db, keyring, connectionFlushMs: options.licensing.connectionFlushMs });
+  licensingModule.register(app, { service: licensing, rateLimit: options.licensing.rateLimit });
+  customerPortalModule.register(app, {
+    db,
+    portal: customerPortal,
+    runner,
+    licensing,
+    storage,
+    links,
+    publicBaseUrl: publicUrl,
+    releasesPerSerial: options.customerPortal?.deviceReleasesPerSerial,
+    linksPerHour: options.customerPortal?.signInLinksPerHour,
+    keyResendsPerHour: options.customerPortal?.keyResendsPerHour,
+  });
+  webhooksModule.register(app, { db, encryptionKey: options.licensing.encryptionKey, run: options.jobs?.run !== false, pollIntervalMs: options.jobs?.pollIntervalMs, log: app.log, options: options.webhooks });
+  await registerWeb(app, options.web);
 
   return app;
 }

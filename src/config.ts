@@ -1,5 +1,6 @@
 import { parseKey } from './platform/crypto/sealed.js';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './platform/http/limits.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './platform/http/limit-settings.js';
+import { parseAllowList } from './platform/net/address-policy.js';
 
 /**
  * Environment configuration, read and validated once. Every problem is reported
@@ -29,6 +30,8 @@ export interface Config {
   mailTransport: 'log' | 'file' | 'smtp';
   mailFrom: string;
   smtpUrl: string | undefined;
+  /** Keep sent e-mail for the console's outbox page: outside production, with the log or file transport only. */
+  mailOutbox: boolean;
   /** Timeouts and per-address caps of the HTTP server. */
   httpLimits: HttpLimits;
   /** Proxies whose X-Forwarded-For is believed: false, true, a hop count, or addresses/CIDRs. */
@@ -51,11 +54,19 @@ export interface Config {
   fileUploadMaxBytes: number;
   packages: { buildSlots: number; liveRotationOverlapDays: number; downloadsPerMinute: number };
   partners: { invitesPerWorkspacePerDay: number; inviteResendCooldownSeconds: number; inviteTtlHours: number; signInLinksPerHour: number; referralsPerMinute: number; destinationHoldHours: number; portalUrl?: string };
+  /** Console sign-in links one address may ask for per hour (DEVELOPER_SIGN_IN_LINKS_PER_HOUR). */
+  accounts: { signInLinksPerHour: number };
   /** The managed checkout's webhook secrets (CHECKOUT_WEBHOOK_SECRET, comma-separated during a rotation) and the payout run. */
   checkout: { webhookSecrets: string[] };
-  payouts: { minimumMinorUnits: number };
+  payouts: { minimumMinorUnits: number; transferLeaseSeconds: number };
+  /** The buyers' portal: device releases a buyer may make per serial in 30 days. */
+  customerPortal: { deviceReleasesPerSerial: number; signInLinksPerHour: number };
   /** The service's public URL (links, package configuration, OpenAPI servers). */
   publicBaseUrl: string;
+  /** The web front end: `dev` runs Vite with hot reload inside the server (WEB_DEV=1, never in production); `dir` overrides the build directory (WEB_DIR). */
+  web: { mode: 'static' | 'dev'; dir?: string };
+  /** Outbound webhooks (WEBHOOK_*): non-public hosts allowed, attempts at once, per-attempt timeout, retry delays, secret rotation overlap. */
+  webhooks: { allowedHosts: string[]; concurrency: number; timeoutMs: number; retryScheduleMs?: number[]; rotationOverlapHours: number };
   /** Seed demo data into an empty embedded database on start. */
   demo: boolean;
   production: boolean;
@@ -181,6 +192,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } else if (storageDriver !== 'none') problems.push(`STORAGE_DRIVER must be local, s3 or none (got "${storageDriver}")`);
   const publicBaseUrl = urlVar(env, 'PUBLIC_BASE_URL', ['https:', 'http:'], problems);
   const partnerPortalUrl = urlVar(env, 'PARTNER_PORTAL_URL', ['https:', 'http:'], problems);
+  const webhookHosts = (env.WEBHOOK_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+  problems.push(...parseAllowList(webhookHosts).problems);
+  const retryRaw = env.WEBHOOK_RETRY_SCHEDULE_SECONDS?.trim();
+  const retrySeconds = retryRaw ? retryRaw.split(',').map((v) => v.trim()) : undefined;
+  if (retrySeconds && (retrySeconds.length > 20 || retrySeconds.some((v) => !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 604_800))) {
+    problems.push('WEBHOOK_RETRY_SCHEDULE_SECONDS must be up to 20 comma-separated delays in seconds, each 1 to 604800');
+  }
+  const webDev = env.WEB_DEV ?? '0';
+  if (!['0', '1'].includes(webDev)) problems.push(`WEB_DEV must be 0 or 1 (got "${webDev}")`);
+  if (webDev === '1' && production) problems.push('WEB_DEV=1 (Vite with hot reload) is for development; production serves the build (npm run build:web)');
 
   const config: Config = {
     port: intVar(env, 'PORT', 3000, 0, 65535, problems),
@@ -201,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailTransport,
     mailFrom,
     smtpUrl,
+    mailOutbox: !production && mailTransport !== 'smtp',
     httpLimits,
     trustProxy,
     storage,
@@ -211,7 +233,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       downloadsPerMinute: intVar(env, 'PACKAGE_DOWNLOADS_PER_MINUTE', 30, 1, 10_000, problems),
     },
     checkout: { webhookSecrets: (env.CHECKOUT_WEBHOOK_SECRET ?? '').split(',').map((v) => v.trim()).filter((v) => v.length > 0) },
-    payouts: { minimumMinorUnits: intVar(env, 'PAYOUT_MINIMUM_MINOR_UNITS', 1000, 1, 1_000_000_000, problems) },
+    payouts: {
+      minimumMinorUnits: intVar(env, 'PAYOUT_MINIMUM_MINOR_UNITS', 1000, 1, 1_000_000_000, problems),
+      transferLeaseSeconds: intVar(env, 'PAYOUT_TRANSFER_LEASE_SECONDS', 300, 1, 86_400, problems),
+    },
+    customerPortal: {
+      deviceReleasesPerSerial: intVar(env, 'PORTAL_DEVICE_RELEASES_PER_SERIAL_PER_30_DAYS', 3, 1, 1_000, problems),
+      signInLinksPerHour: intVar(env, 'PORTAL_SIGN_IN_LINKS_PER_HOUR', 5, 1, 1_000, problems),
+    },
+    accounts: { signInLinksPerHour: intVar(env, 'DEVELOPER_SIGN_IN_LINKS_PER_HOUR', 5, 1, 1_000, problems) },
     partners: {
       invitesPerWorkspacePerDay: intVar(env, 'INVITES_PER_WORKSPACE_PER_DAY', 200, 1, 100_000, problems),
       inviteResendCooldownSeconds: intVar(env, 'INVITE_RESEND_COOLDOWN_SECONDS', 60, 0, 86_400, problems),
@@ -228,6 +258,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsConcurrency: intVar(env, 'JOBS_CONCURRENCY', 4, 1, 64, problems),
     importAsyncThreshold: intVar(env, 'IMPORT_ASYNC_THRESHOLD', 10_000, 0, 100_000, problems),
     importJobLeaseSeconds: intVar(env, 'IMPORT_JOB_LEASE_SECONDS', 60, 5, 3_600, problems),
+    web: { mode: webDev === '1' ? 'dev' : 'static', ...(env.WEB_DIR ? { dir: env.WEB_DIR } : {}) },
+    webhooks: {
+      allowedHosts: webhookHosts,
+      concurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256, problems),
+      timeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1_000, 60_000, problems),
+      ...(retrySeconds ? { retryScheduleMs: retrySeconds.map((v) => Number(v) * 1000) } : {}),
+      rotationOverlapHours: intVar(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 720, problems),
+    },
     demo: demoRaw === '1' || demoRaw === 'true',
     production,
   };

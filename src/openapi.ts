@@ -1,15 +1,16 @@
 import type { TSchema } from '@sinclair/typebox';
-import { CustomerRow, ImportResult, RemoveCustomerResult } from './modules/customers/customers.schemas.js';
+import { CustomerRow, RemoveCustomerResult } from './modules/customers/index.js';
 import { ImportResource } from './modules/imports/imports.schemas.js';
-import { ActivateResult, DeactivateResult, Jwks, ValidateResult } from './modules/licensing/licensing.schemas.js';
-import { FileMetadata, ProductRow, RestApi } from './modules/products/products.schemas.js';
-import { ReviewRecord } from './modules/products/product-reviews.js';
-import { VersionRecord } from './modules/products/product-versions.js';
-import { FilterOptions, ManualGrantResult, PurchaseRow } from './modules/purchases/purchases.schemas.js';
-import { ActionResult, ActivationRow, GenerateResult, PortalOrderResult, SerialRow } from './modules/serials/serials.schemas.js';
+import { ActivateResult, DeactivateResult, Jwks, ValidateResult } from './modules/licensing/index.js';
+import { FileMetadata, ProductRow, RestApi, ReviewRecord, VersionRecord } from './modules/products/index.js';
+import { FilterOptions, ManualGrantResult, PurchaseRow } from './modules/purchases/index.js';
+import { ActionResult, ActivationRow, GenerateResult, PortalOrderResult, SerialRow } from './modules/serials/index.js';
+import { ImportResult } from './platform/import/import-schemas.js';
 import { LinkAnswerSchema } from './platform/links/private-links.js';
+import { PortalDownloadRow, PortalLicenseRow, PortalOrderRow, PortalSettings } from './modules/customer-portal/index.js';
 import type { OpenApiDocument, OpenApiOptions } from './platform/http/openapi.js';
 import { ProblemSchema } from './platform/http/schemas.js';
+import { WEBHOOK_SIGNATURE_SCHEME, webhooksSection } from './modules/webhooks/index.js';
 
 /**
  * What the OpenAPI document calls things. Generated clients name their types and functions after
@@ -41,6 +42,10 @@ export const OPENAPI_COMPONENTS: Readonly<Record<string, TSchema>> = {
   LicenseDeactivation: DeactivateResult,
   LicenseKeySet: Jwks,
   PrivateLink: LinkAnswerSchema,
+  CustomerPortalOrder: PortalOrderRow,
+  CustomerPortalLicense: PortalLicenseRow,
+  CustomerPortalDownload: PortalDownloadRow,
+  CustomerPortalSettings: PortalSettings,
 };
 
 /**
@@ -132,7 +137,34 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/payouts/sandbox/onboarding/{token}': 'payouts.sandboxOnboarding.show',
   'POST /api/payouts/sandbox/onboarding/{token}': 'payouts.sandboxOnboarding.complete',
   'GET /api/partner-referrals/{code}': 'referrals.follow',
+
+  'POST /api/customer-portal/session/link': 'customerPortal.session.requestLink',
+  'POST /api/customer-portal/session': 'customerPortal.session.create',
+  'GET /api/customer-portal/session': 'customerPortal.session.get',
+  'DELETE /api/customer-portal/session': 'customerPortal.session.delete',
+  'GET /api/customer-portal/orders': 'customerPortal.orders.list',
+  'GET /api/customer-portal/orders/{orderId}': 'customerPortal.orders.get',
+  'GET /api/customer-portal/licenses': 'customerPortal.licenses.list',
+  'DELETE /api/customer-portal/licenses/{serialId}/activations/{activationId}': 'customerPortal.licenses.releaseDevice',
+  'POST /api/customer-portal/licenses/{serialId}/offline-activations': 'customerPortal.licenses.activateOffline',
+  'POST /api/customer-portal/keys/resend': 'customerPortal.keys.resend',
+  'GET /api/customer-portal/downloads': 'customerPortal.downloads.list',
+  'POST /api/customer-portal/downloads/{fileId}/link': 'customerPortal.downloads.link',
+  'GET /api/developer/customer-portal': 'customerPortal.settings.get',
+  'PATCH /api/developer/customer-portal': 'customerPortal.settings.update',
   'POST /api/checkout/events': 'checkout.events.receive',
+
+  'GET /api/developer/webhooks/event-types': 'webhooks.eventTypes.list',
+  'GET /api/developer/webhooks/endpoints': 'webhooks.endpoints.list',
+  'POST /api/developer/webhooks/endpoints': 'webhooks.endpoints.create',
+  'GET /api/developer/webhooks/endpoints/{endpointId}': 'webhooks.endpoints.get',
+  'PATCH /api/developer/webhooks/endpoints/{endpointId}': 'webhooks.endpoints.update',
+  'DELETE /api/developer/webhooks/endpoints/{endpointId}': 'webhooks.endpoints.delete',
+  'POST /api/developer/webhooks/endpoints/{endpointId}/rotate-secret': 'webhooks.endpoints.rotateSecret',
+  'POST /api/developer/webhooks/endpoints/{endpointId}/test': 'webhooks.endpoints.sendTest',
+  'GET /api/developer/webhooks/endpoints/{endpointId}/deliveries': 'webhooks.deliveries.list',
+  'POST /api/developer/webhooks/endpoints/{endpointId}/redeliver-failed': 'webhooks.deliveries.redeliverFailed',
+  'POST /api/developer/webhooks/deliveries/{deliveryId}/redeliver': 'webhooks.deliveries.redeliver',
 
   'POST /api/licensing/v1/activate': 'licensing.activate',
   'POST /api/licensing/v1/validate': 'licensing.validate',
@@ -160,6 +192,10 @@ function amend(doc: OpenApiDocument): void {
   const download = op('get', '/api/private-links/{kind}/{id}');
   const file = download?.responses['200'];
   if (file) file.content = { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' }, example: '(file contents)' } };
+
+  // What Patchbay sends to the developer's endpoints: one entry per event type of the catalogue.
+  doc.webhooks = webhooksSection();
+  doc.components.securitySchemes = { ...doc.components.securitySchemes, webhookSignature: WEBHOOK_SIGNATURE_SCHEME };
 
   const created = op('post', '/api/developer/products')?.responses['201'];
   if (created) created.headers = { ...created.headers, Location: { $ref: '#/components/headers/Location' } };

@@ -1,25 +1,34 @@
 import { join } from 'node:path';
 import pino from 'pino';
-import { buildApp } from './app.js';
 import { type Config, loadConfig } from './config.js';
-import { signAccessToken } from './platform/auth/jwt.js';
-import { type Database, describeDbError } from './platform/db/database.js';
+import { describeDbError } from './platform/db/database.js';
 import { loggerOptions } from './platform/http/logging.js';
-import { FileTransport, SmtpTransport } from './platform/mail/transport.js';
-import { openRedis } from './platform/redis/redis.js';
-import { LocalStorage, NoStorage, type PrivateStorage, S3Storage } from './platform/storage/storage.js';
-import { countWorkspaces, findAccount, membershipsOf } from './modules/workspaces/workspaces.repo.js';
-import { DEMO_OWNER_EMAIL, pluginConnectionHints, seedDemo } from './operator/demo.js';
-import { describeStartupFailure } from './operator/startup-errors.js';
-import { firstStepsHint } from './operator/provision.js';
+import type { PrivateStorage } from './platform/storage/storage.js';
+import { storageNotice } from './operator/storage-notice.js';
 import { openMigratedDatabase, resolveJwtSettings, resolveLicenseKeyEncryptionKey } from './runtime.js';
+
+/**
+ * The application's modules. Imported after the embedded database's worker thread has started, so they load while
+ * PGlite starts (the two longest parts of start-up run side by side; docs/performance.md, "Start-up").
+ */
+const importApplication = () =>
+  Promise.all([
+    import('./app.js'),
+    import('./platform/auth/jwt.js'),
+    import('./platform/mail/transport.js'),
+    import('./platform/redis/redis.js'),
+    import('./platform/storage/storage.js'),
+    import('./modules/workspaces/index.js'),
+    import('./operator/demo.js'),
+    import('./operator/provision.js'),
+  ]);
 
 /** Graceful shutdown gets this long to finish in-flight requests and jobs before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
 
 let config: Config | undefined;
 
-function storageOf(c: Config): PrivateStorage {
+function storageOf(c: Config, { LocalStorage, NoStorage, S3Storage }: typeof import('./platform/storage/storage.js')): PrivateStorage {
   if (c.storage.driver === 'local') return new LocalStorage(c.storage.dir);
   if (c.storage.driver === 's3') return new S3Storage(c.storage);
   return new NoStorage();
@@ -29,19 +38,25 @@ async function main(): Promise<void> {
   config = loadConfig();
   const logger = pino(loggerOptions(config.logLevel));
   const jwt = resolveJwtSettings(config);
-  const database: Database = await openMigratedDatabase(config, logger);
+  const [database, modules] = await Promise.all([openMigratedDatabase(config, logger), importApplication()]);
+  const [{ buildApp }, { signAccessToken }, { FileTransport, SmtpTransport }, { openRedis }, storage, { countWorkspaces, findAccount, membershipsOf }, { DEMO_OWNER_EMAIL, pluginConnectionHints, seedDemo }, { firstStepsHint }] =
+    modules;
   const embedded = database.kind === 'pglite';
 
   if (embedded && config.demo && (await countWorkspaces(database.db)) === 0) {
     await seedDemo(database.db, jwt);
   }
 
+  const noStorage = storageNotice(config.storage);
+  if (noStorage) logger.warn(noStorage);
+
   const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const encryptionKey = resolveLicenseKeyEncryptionKey(config);
   const app = await buildApp({
     database,
     jwt,
     licensing: {
-      encryptionKey: resolveLicenseKeyEncryptionKey(config),
+      encryptionKey,
       rateLimit: {
         perIp: config.licensingRateLimitPerIp,
         perSerial: config.licensingRateLimitPerSerial,
@@ -52,6 +67,8 @@ async function main(): Promise<void> {
       from: config.mailFrom,
       ...(config.mailTransport === 'smtp' ? { transport: new SmtpTransport(config.smtpUrl!) } : {}),
       ...(config.mailTransport === 'file' ? { transport: new FileTransport(join(config.dataDir, 'mail')) } : {}),
+      // The console's outbox page (a mail catcher) exists only in development, without SMTP.
+      outbox: config.mailOutbox,
     },
     loggerInstance: logger,
     httpLimits: config.httpLimits,
@@ -60,13 +77,17 @@ async function main(): Promise<void> {
     corsOrigins: config.corsOrigins,
     metricsToken: config.metricsToken,
     processMetrics: true,
-    storage: storageOf(config),
+    storage: storageOf(config, storage),
     fileUploadMaxBytes: config.fileUploadMaxBytes,
     packages: config.packages,
     partners: config.partners,
+    accounts: config.accounts,
     checkout: { webhookSecrets: config.checkout.webhookSecrets },
-    payouts: { minimumMinorUnits: config.payouts.minimumMinorUnits },
+    customerPortal: config.customerPortal,
+    payouts: { minimumMinorUnits: config.payouts.minimumMinorUnits, transferLeaseSeconds: config.payouts.transferLeaseSeconds },
     publicBaseUrl: config.publicBaseUrl,
+    web: config.web,
+    webhooks: config.webhooks,
     jobs: { pollIntervalMs: config.jobsPollIntervalMs, concurrency: config.jobsConcurrency },
     imports: { asyncThreshold: config.importAsyncThreshold, leaseSeconds: config.importJobLeaseSeconds },
   });
@@ -118,6 +139,9 @@ async function main(): Promise<void> {
       lines.push(`Demo owner token (12 h): ${token}`);
       lines.push(`Paste to use it:  export TOKEN=${token}`);
       lines.push(`Then try:  curl -H "Authorization: Bearer $TOKEN" ${address}/api/developer/customers`);
+      const { bannerSignInUrl } = await import('./modules/accounts/index.js');
+      const signIn = await bannerSignInUrl(database.db, encryptionKey, { accountId: owner.id, publicBaseUrl: config.publicBaseUrl, ttlMs: 12 * 3_600_000 });
+      lines.push(`Console (one-time sign-in link, 12 h): ${signIn}`);
       lines.push(`Connect a plugin (licensing runtime: ${address}/api/licensing/v1):`);
       for (const hint of await pluginConnectionHints(database.db, membership.workspace_id)) {
         lines.push(`  ${hint.name}: productAppId ${hint.appId}  serial ${hint.serial ?? '(none available)'}`);
@@ -128,7 +152,8 @@ async function main(): Promise<void> {
   if (!embedded && (await countWorkspaces(database.db)) === 0) process.stderr.write(`${firstStepsHint(address, { tokensFromJwks: !jwt.secret })}\n\n`);
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
+  const { describeStartupFailure } = await import('./operator/startup-errors.js');
   process.stderr.write(`${describeStartupFailure(error, { host: config?.host, port: config?.port, databaseUrl: config?.databaseUrl })}\n`);
   if (config?.logLevel === 'debug' || config?.logLevel === 'trace') {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

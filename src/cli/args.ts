@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import type { TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { isPermission, WILDCARD } from '../platform/auth/permissions.js';
 import { isEmail } from '../platform/import/fields.js';
 
@@ -71,7 +70,11 @@ export function products(value: string | undefined): number[] | 'all' | undefine
 const kebab = (field: string) => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** Checks a request body built from options against the API's own schema; problems name the option. */
-export function checkBody<T>(schema: TSchema, body: Record<string, unknown>): T {
+export async function checkBody<T>(schema: TSchema, body: Record<string, unknown>): Promise<T> {
+  // Imported here: the validator is a large module that `patchbay --help` and most commands never need. The
+  // fixtures loader registers the string formats the schemas use (email, uri, date-time) with TypeBox when it loads;
+  // without them a valid --active-from would fail as an unknown format.
+  const [{ Value }] = await Promise.all([import('@sinclair/typebox/value'), import('../operator/fixtures.js')]);
   if (Value.Check(schema, body)) return body as T;
   const problems = [...Value.Errors(schema, body)].slice(0, 5).map((e) => `--${kebab(e.path.split('/')[1] ?? '')}: ${e.message}`);
   throw new UsageError([...new Set(problems)].join('\n'));

@@ -1,19 +1,21 @@
 import fs from 'node:fs';
 import type { Config } from '../config.js';
-import { MAX_TOKEN_LIFETIME_SECONDS, signAccessToken, type JwtSettings } from '../platform/auth/jwt.js';
+import type { JwtSettings } from '../platform/auth/jwt.js';
 import { PERMISSIONS } from '../platform/auth/permissions.js';
-import { type Database, migrate, openDatabase } from '../platform/db/database.js';
-import { findAccount, membershipsOf } from '../modules/workspaces/workspaces.repo.js';
-import { Recipients } from '../modules/recipients/recipients.service.js';
-import { Transfers } from '../modules/ledger/transfers.service.js';
-import { payoutProviders, SandboxCardProvider, SandboxWalletProvider } from '../modules/payouts/sandbox-provider.js';
-import { CreateProductBody, PRODUCT_STATUSES } from '../modules/products/products.schemas.js';
-import { GenerateBody, MAX_GENERATE_QUANTITY } from '../modules/serials/serials.schemas.js';
-import { seedDemo } from '../operator/demo.js';
-import { loadFixtures } from '../operator/fixtures.js';
-import * as provision from '../operator/provision.js';
-import { resolveLicenseKeyEncryptionKey } from '../runtime.js';
+import type { Database } from '../platform/db/database.js';
+import type { CreateProductBody } from '../modules/products/index.js';
+import type { GenerateBody } from '../modules/serials/index.js';
 import { checkBody, defined, email, flag, id, optionalInt, type OptionSpec, type OptionValues, permissions, products, required, str, UsageError } from './args.js';
+import { lazy } from './lazy.js';
+
+// Only types and light modules load with the table (it is all `patchbay --help` needs); use cases load when run.
+const provision = lazy(() => import('../operator/provision.js'));
+const fixtures = lazy(() => import('../operator/fixtures.js'));
+const demo = lazy(() => import('../operator/demo.js'));
+const workspaces = lazy(() => import('../modules/workspaces/index.js'));
+const productSchemas = () => import('../modules/products/index.js');
+const serialSchemas = () => import('../modules/serials/index.js');
+const jwtModule = () => import('../platform/auth/jwt.js');
 
 export interface CliContext {
   config: Config;
@@ -33,8 +35,8 @@ export interface Command {
   /** The arguments after the name, as shown in the usage. */
   synopsis: string;
   summary: string;
-  /** More help, shown by `--help`. */
-  details?: string;
+  /** More help, shown by `--help` (a function when it needs a module the command table should not load). */
+  details?: string | (() => Promise<string>);
   examples?: string[];
   options: OptionSpec;
   /** Positional arguments accepted (fixtures load takes the file). */
@@ -60,6 +62,7 @@ export const COMMANDS: Command[] = [
     options: {},
     // Opens the database itself: ctx.db() would migrate before it could report what it applied.
     async run(ctx) {
+      const { migrate, openDatabase } = await import('../platform/db/database.js');
       const database = await openDatabase({ databaseUrl: ctx.config.databaseUrl, poolSize: 2, dataDir: ctx.config.dataDir });
       try {
         ctx.print({ applied: await migrate(database.db) });
@@ -93,6 +96,30 @@ export const COMMANDS: Command[] = [
     options: {},
     async run(ctx) {
       ctx.print(await provision.listWorkspaces(await ctx.db()));
+    },
+  },
+  {
+    name: 'workspace portal',
+    synopsis: '--workspace <id> [--slug <slug> | --clear-slug] [--enable | --disable]',
+    summary: "show or change a workspace's customer portal: its public slug and whether buyers can sign in",
+    details:
+      'Prints the portal settings with the address to share with buyers (PUBLIC_BASE_URL/portal/<slug or id>). A slug is\n' +
+      'lower-case letters, digits and single hyphens, not all digits, at most 63 characters, unique across workspaces.\n' +
+      '--disable makes every portal route answer 404 for the workspace (its buyers are signed out until --enable).',
+    examples: ['patchbay workspace portal --workspace 1 --slug acme-audio', 'patchbay workspace portal --workspace 1 --disable'],
+    options: { workspace: s, slug: s, 'clear-slug': b, enable: b, disable: b },
+    async run(ctx, v) {
+      const workspaceId = workspaceOf(v);
+      const slug = str(v, 'slug');
+      if (slug !== undefined && flag(v, 'clear-slug')) throw new UsageError('--slug and --clear-slug exclude each other');
+      if (flag(v, 'enable') && flag(v, 'disable')) throw new UsageError('--enable and --disable exclude each other');
+      const portal = await import('../modules/customer-portal/index.js');
+      if (slug !== undefined && !portal.isSlug(slug)) throw new UsageError(`--slug must be lower-case letters, digits and single hyphens, not all digits (got "${slug}")`);
+      const change = {
+        ...(slug !== undefined ? { slug } : flag(v, 'clear-slug') ? { slug: null } : {}),
+        ...(flag(v, 'enable') ? { enabled: true } : flag(v, 'disable') ? { enabled: false } : {}),
+      };
+      ctx.print(await provision.customerPortal(await ctx.db(), ctx.config, { workspaceId, change }));
     },
   },
   {
@@ -173,8 +200,8 @@ export const COMMANDS: Command[] = [
     synopsis:
       '--workspace <id> --name <name> [--status <draft|active|archived>] [--max-activations <n>] [--price-cents <n>] [--currency <iso>] [--offline-grace-days <n>] [--storefront-url <url>] [--current-version <v>] [--description <text>]',
     summary: 'create a product; prints it with its productAppId',
-    details: `Created as the API creates products (the same checks), with status active unless --status says otherwise
-(${PRODUCT_STATUSES.join(', ')}). Defaults: 3 seats, price 0 usd, 14 days offline grace.
+    details: async () => `Created as the API creates products (the same checks), with status active unless --status says otherwise
+(${(await productSchemas()).PRODUCT_STATUSES.join(', ')}). Defaults: 3 seats, price 0 usd, 14 days offline grace.
 productAppId is what a plugin sends to the licensing runtime.`,
     examples: ['patchbay product create --workspace 1 --name "Nebula Synth" --max-activations 3 --price-cents 14900'],
     options: {
@@ -182,8 +209,8 @@ productAppId is what a plugin sends to the licensing runtime.`,
     },
     async run(ctx, v) {
       const workspaceId = workspaceOf(v);
-      const body = checkBody<CreateProductBody>(
-        CreateProductBody,
+      const body = await checkBody<CreateProductBody>(
+        (await productSchemas()).CreateProductBody,
         defined({
           name: required(v, 'name').trim(),
           status: str(v, 'status') ?? 'active',
@@ -214,7 +241,7 @@ productAppId is what a plugin sends to the licensing runtime.`,
     synopsis:
       '--workspace <id> --product <id> [--quantity <n>] [--prefix <letters>] [--expires-at <iso>] [--active-from <iso>] [--active-to <iso>] [--batch-tag <tag>] [--notes <text>]',
     summary: 'generate available serials for a product',
-    details: `The same use case as POST /api/developer/serials/generate: 1–${MAX_GENERATE_QUANTITY} serials, the product's seat count,
+    details: async () => `The same use case as POST /api/developer/serials/generate: 1–${(await serialSchemas()).MAX_GENERATE_QUANTITY} serials, the product's seat count,
 a workspace with billing eligibility (patchbay workspace create --billing-eligible). Dates are ISO 8601 (2027-01-01T00:00:00Z).`,
     examples: ['patchbay serial generate --workspace 1 --product 3 --quantity 10 --prefix NEB'],
     options: {
@@ -222,8 +249,8 @@ a workspace with billing eligibility (patchbay workspace create --billing-eligib
     },
     async run(ctx, v) {
       const workspaceId = workspaceOf(v);
-      const body = checkBody<GenerateBody>(
-        GenerateBody,
+      const body = await checkBody<GenerateBody>(
+        (await serialSchemas()).GenerateBody,
         defined({
           productId: id(required(v, 'product'), 'product'),
           quantity: optionalInt(v, 'quantity') ?? 1,
@@ -249,6 +276,7 @@ a workspace with billing eligibility (patchbay workspace create --billing-eligib
     options: { workspace: s },
     async run(ctx, v) {
       const workspaceId = workspaceOf(v);
+      const { resolveLicenseKeyEncryptionKey } = await import('../runtime.js');
       const encryptionKey = resolveLicenseKeyEncryptionKey(ctx.config);
       ctx.print(await provision.rotateLicenseKey(await ctx.db(), encryptionKey, workspaceId));
     },
@@ -258,50 +286,102 @@ a workspace with billing eligibility (patchbay workspace create --billing-eligib
     synopsis: '[--live]',
     summary: 'transfer payable partner balances to ready payout destinations (the sandbox without --live)',
     details:
-      'Reserves every live agreement\'s payable balance of at least PAYOUT_MINIMUM_MINOR_UNITS per currency whose recipient\n' +
-      'has a ready destination past its security hold, and submits it to the provider. Prints the run: submitted, skipped\n' +
-      '(with reasons) and transfers whose outcome needs reconciliation. Transfers are marked paid only when the provider\n' +
-      'confirms; the sandbox confirms through the job runner of a running server. Without a live provider configured,\n' +
-      '--live skips every transfer (provider_not_configured).',
+      'First takes over what runs that are gone left behind: a reserved transfer whose lease\n' +
+      '(PAYOUT_TRANSFER_LEASE_SECONDS, default 300) ran out, one whose outcome was unknown (reconciliation_required) and a\n' +
+      'submitted one whose provider confirmation is overdue. For each it asks the provider by the transfer\'s idempotency\n' +
+      'key and submits again (with the same key, so nothing is paid twice) only what the provider does not know.\n' +
+      'Then reserves every live agreement\'s payable balance of at least PAYOUT_MINIMUM_MINOR_UNITS per currency whose\n' +
+      'recipient has a ready destination past its security hold, and submits it to the provider. Prints the run:\n' +
+      'submitted, resumed, skipped (with reasons) and how many transfers need reconciliation (patchbay payouts reconcile).\n' +
+      'Transfers are marked paid only on the provider\'s word; the sandbox confirms through the job runner of a running\n' +
+      'server, or the next run asks it. Without a live provider configured, --live skips every transfer\n' +
+      '(provider_not_configured).',
     examples: ['patchbay payouts run', 'patchbay payouts run --live'],
     options: { live: b },
     async run(ctx, v) {
-      const livemode = v.live === true;
-      const sandboxCard = new SandboxCardProvider(ctx.config.publicBaseUrl);
-      const transfers = new Transfers(await ctx.db(), payoutProviders({ card: sandboxCard, wallet: new SandboxWalletProvider() }), BigInt(ctx.config.payouts.minimumMinorUnits));
-      ctx.print(await transfers.run(livemode));
+      ctx.print(await provision.runPayouts(await ctx.db(), ctx.config, v.live === true));
+    },
+  },
+  {
+    name: 'payouts reconcile',
+    synopsis: '[--workspace <id>]  |  --transfer <id> --outcome <paid|returned> --reason <text> [--without-provider]',
+    summary: 'list transfers whose outcome is unknown, or settle one as paid or returned to payable',
+    details:
+      'Without --transfer: prints { "transfers": [...], "truncated" } — every transfer in reconciliation_required (of one\n' +
+      'workspace with --workspace), each with its idempotency key and what its provider says now (provider_says: paid,\n' +
+      'failed, pending, no_record, unreachable or not_configured; asking never pays).\n' +
+      'With --transfer: settles it, with its ledger entry and an audit record (actor operator, --reason), in one\n' +
+      'transaction. paid: in flight → paid out. returned: in flight → payable again (the transfer ends failed; a later run\n' +
+      'pays the balance anew). The provider is asked first: an outcome against its word is refused, a transfer it still\n' +
+      'has pending is left to the next run, and a provider that cannot be asked here (live providers are configured in\n' +
+      'the server, not the CLI) is overridden only with --without-provider, after checking with the provider yourself.',
+    examples: [
+      'patchbay payouts reconcile',
+      'patchbay payouts reconcile --transfer 42 --outcome returned --reason "provider support: payout never created"',
+    ],
+    options: { workspace: s, transfer: s, outcome: s, reason: s, 'without-provider': b },
+    async run(ctx, v) {
+      const transfer = str(v, 'transfer');
+      if (transfer === undefined) {
+        const extra = ['outcome', 'reason', 'without-provider'].find((name) => v[name] !== undefined);
+        if (extra) throw new UsageError(`--${extra} needs --transfer <id>`);
+        const workspace = str(v, 'workspace');
+        const workspaceId = workspace === undefined ? undefined : id(workspace, 'workspace');
+        ctx.print(await provision.listTransfersToReconcile(await ctx.db(), ctx.config, { workspaceId }));
+        return;
+      }
+      if (v.workspace !== undefined) throw new UsageError('--workspace lists; settling takes --transfer alone');
+      const transferId = id(transfer, 'transfer');
+      const outcome = required(v, 'outcome');
+      if (outcome !== 'paid' && outcome !== 'returned') throw new UsageError(`--outcome must be paid or returned, got "${outcome}"`);
+      const reason = required(v, 'reason').trim();
+      if ([...reason].length > 500) throw new UsageError('--reason must be at most 500 characters');
+      const input = { transferId, outcome, reason, withoutProvider: flag(v, 'without-provider') } as const;
+      ctx.print(await provision.reconcileTransfer(await ctx.db(), ctx.config, input));
     },
   },
   {
     name: 'token create',
-    synopsis: '--account <id|email> [--workspace <id>] [--ttl <seconds>]  |  --recipient <email>',
-    summary: 'mint an access token (HS256 with JWT_SECRET), or a partner portal session with --recipient',
-    details:
-      `--ttl defaults to 3600 and may be at most ${MAX_TOKEN_LIFETIME_SECONDS} seconds; --workspace may be left out when the account has one\n` +
+    synopsis: '--account <id|email> [--workspace <id>] [--ttl <seconds>]  |  --recipient <email>  |  --customer <email> --workspace <slug|id>',
+    summary: 'mint an access token (HS256 with JWT_SECRET), a partner portal session with --recipient, or a buyer session with --customer',
+    details: async () =>
+      `--ttl defaults to 3600 and may be at most ${(await jwtModule()).MAX_TOKEN_LIFETIME_SECONDS} seconds; --workspace may be left out when the account has one\n` +
       'membership. --recipient opens a partner portal session for that address (the operator vouches for it: it counts as\n' +
-      'verified) and prints one line: {"token":"…"}.',
-    examples: ['patchbay token create --account owner@acme.example --workspace 1', 'export TOKEN=$(npx patchbay token create --account owner@acme.example | jq -r .token)'],
-    options: { account: s, workspace: s, ttl: s, recipient: s },
+      'verified) and prints one line: {"token":"…"}. --customer opens a customer portal session (12 hours) for an active\n' +
+      'customer of the workspace given by --workspace (its slug or id) and prints one line: {"token":"…"}.',
+    examples: ['patchbay token create --account owner@acme.example --workspace 1', 'patchbay token create --customer buyer@example.com --workspace acme-audio', 'export TOKEN=$(npx patchbay token create --account owner@acme.example | jq -r .token)'],
+    options: { account: s, workspace: s, ttl: s, recipient: s, customer: s },
     async run(ctx, v) {
+      const customer = str(v, 'customer');
+      if (customer !== undefined) {
+        if (v.account !== undefined || v.recipient !== undefined || v.ttl !== undefined) throw new UsageError('--customer takes --workspace and no other option');
+        const workspace = required(v, 'workspace').trim();
+        if (!/^[A-Za-z0-9-]{1,63}$/.test(workspace)) throw new UsageError(`--workspace must be a workspace slug or id, got "${workspace}"`);
+        const address = email(customer, 'customer');
+        ctx.print(await provision.customerSession(await ctx.db(), ctx.config, { workspace, email: address }), true);
+        return;
+      }
       const recipient = str(v, 'recipient');
       if (recipient !== undefined) {
         if (v.account !== undefined || v.workspace !== undefined || v.ttl !== undefined) throw new UsageError('--recipient takes no other option');
         const address = recipient.trim();
         if (!/^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/.test(address) || address.length > 254) throw new UsageError(`Not an e-mail address: ${recipient}`);
-        const session = await new Recipients(await ctx.db(), '').operatorSession(address);
+        const { Recipients } = await import('../modules/recipients/index.js');
+        const session = await new Recipients(await ctx.db()).operatorSession(address);
         ctx.print({ token: session.token }, true);
         return;
       }
       const accountRef = str(v, 'account');
-      if (!accountRef) throw new UsageError('--account or --recipient is required');
+      if (!accountRef) throw new UsageError('--account, --recipient or --customer is required');
       if (!ctx.jwt.secret) throw new UsageError('token create needs JWT_SECRET; with JWKS_URL tokens come from your identity provider');
       const ttlText = str(v, 'ttl');
       const ttl = ttlText === undefined ? 3600 : Number(ttlText);
+      const { MAX_TOKEN_LIFETIME_SECONDS, signAccessToken } = await jwtModule();
       if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TOKEN_LIFETIME_SECONDS) throw new UsageError(`--ttl must be 1..${MAX_TOKEN_LIFETIME_SECONDS} seconds`);
       const db = await ctx.db();
-      const account = await findAccount(db, accountRef);
+      const account = await workspaces.findAccount(db, accountRef);
       if (!account) throw new UsageError(`No account ${accountRef}`);
-      const memberships = await membershipsOf(db, account.id);
+      const memberships = await workspaces.membershipsOf(db, account.id);
       let workspaceId: number;
       const workspace = str(v, 'workspace');
       if (workspace !== undefined) {
@@ -339,7 +419,7 @@ a workspace with billing eligibility (patchbay workspace create --billing-eligib
         throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
       }
       const options = { allowDuplicateWorkspaces: flag(v, 'allow-duplicate') };
-      ctx.print(await loadFixtures(await ctx.db(), ctx.jwt, doc, options));
+      ctx.print(await fixtures.loadFixtures(await ctx.db(), ctx.jwt, doc, options));
     },
   },
   {
@@ -348,7 +428,7 @@ a workspace with billing eligibility (patchbay workspace create --billing-eligib
     summary: 'create the demo workspace',
     options: {},
     async run(ctx) {
-      ctx.print(await seedDemo(await ctx.db(), ctx.jwt));
+      ctx.print(await demo.seedDemo(await ctx.db(), ctx.jwt));
     },
   },
 ];

@@ -1,38 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { isEmail } from '../platform/import/fields.js';
 import { isPermission, WILDCARD } from '../platform/auth/permissions.js';
 import { operatorScope } from '../platform/auth/scope.js';
 import { signAccessToken, type JwtSettings } from '../platform/auth/jwt.js';
 import type { Db } from '../platform/db/database.js';
 import { inTransaction } from '../platform/db/transaction.js';
-import { importCustomers } from '../modules/customers/customers.service.js';
-import { createProduct } from '../modules/products/products.service.js';
-import { createVersion } from '../modules/products/product-versions.js';
-import { importReviews } from '../modules/products/product-reviews.js';
-import { registerExternalFile } from '../modules/products/product-files.service.js';
-import { seedAgreement } from '../modules/partners/partners.service.js';
+import { importCustomers } from '../modules/customers/index.js';
+import { createProduct, createVersion, importReviews, registerExternalFile } from '../modules/products/index.js';
+import { seedAgreement } from '../modules/partners/index.js';
 import type { AgreementStatus } from '../platform/db/schema.js';
-import * as workspaces from '../modules/workspaces/workspaces.repo.js';
+import * as workspaces from '../modules/workspaces/index.js';
 import { refuseDuplicateWorkspaceNames } from './provision.js';
-import { CHANNELS, PURCHASE_STATUSES, RECORD_TYPES } from '../modules/purchases/purchases.schemas.js';
-import { recordOrderItems } from '../modules/purchases/purchases.service.js';
-import { allocateSale, reverseRefund } from '../modules/ledger/ledger.service.js';
+import { setPortalSettings, SLUG_PATTERN } from '../modules/customer-portal/index.js';
+import { CHANNELS, PURCHASE_STATUSES, RECORD_TYPES, recordOrderItems } from '../modules/purchases/index.js';
+import { allocateSale, reverseRefund } from '../modules/ledger/index.js';
+import { registerTypeboxFormats } from '../platform/http/typebox-formats.js';
 
-if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', isEmail);
-if (!FormatRegistry.Has('uri')) {
-  FormatRegistry.Set('uri', (v) => {
-    try {
-      return ['http:', 'https:'].includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  });
-}
-if (!FormatRegistry.Has('date-time')) {
-  FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)));
-}
+registerTypeboxFormats();
 
 const Key = Type.String({ minLength: 1, maxLength: 100 });
 
@@ -47,6 +31,9 @@ export const FixtureDocument = Type.Object(
             billingEligible: Type.Optional(Type.Boolean()),
             storefrontUrl: Type.Optional(Type.String({ format: 'uri' })),
             partnerProgramsEnabled: Type.Optional(Type.Boolean()),
+            /** The buyers' portal: its public slug (`/portal/<slug>`) and whether buyers can sign in (default on). */
+            slug: Type.Optional(Type.String({ maxLength: 63, pattern: SLUG_PATTERN })),
+            customerPortalEnabled: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },
         ),
@@ -323,6 +310,9 @@ export async function loadFixtures(db: Db, jwt: JwtSettings, input: unknown, opt
       ids.workspaces[w.key] = await workspaces.createWorkspace(tx, { name: w.name, billingEligible: w.billingEligible ?? false, storefrontUrl: w.storefrontUrl ?? null });
       if (w.partnerProgramsEnabled === false) {
         await tx.updateTable('workspaces').set({ partner_programs_enabled: false }).where('id', '=', ids.workspaces[w.key]!).execute();
+      }
+      if (w.slug !== undefined || w.customerPortalEnabled !== undefined) {
+        await setPortalSettings(tx, ids.workspaces[w.key]!, { ...(w.slug === undefined ? {} : { slug: w.slug }), ...(w.customerPortalEnabled === undefined ? {} : { enabled: w.customerPortalEnabled }) });
       }
     }
     for (const a of doc.accounts ?? []) {

@@ -1,4 +1,4 @@
-import { buildApp } from '../app.js';
+import { buildApp, type App } from '../app.js';
 import { openDatabase } from '../platform/db/database.js';
 import type { OpenApiDocument } from '../platform/http/openapi.js';
 
@@ -11,6 +11,11 @@ export const COMMITTED_DOCUMENT_BASE_URL = 'http://127.0.0.1:3000';
  * depends on the machine: `npm run openapi` commits it as docs/openapi.json.
  */
 export async function generateOpenApiDocument(): Promise<OpenApiDocument> {
+  return withDocumentApp(async (app) => structuredClone(app.swagger()) as unknown as OpenApiDocument);
+}
+
+/** Runs `read` on a ready throw-away app built as above (the generated reference docs read its routes too). */
+export async function withDocumentApp<T>(read: (app: App) => Promise<T>): Promise<T> {
   const database = await openDatabase({ databaseUrl: undefined, dataDir: null });
   try {
     const app = await buildApp({
@@ -22,10 +27,12 @@ export async function generateOpenApiDocument(): Promise<OpenApiDocument> {
       publicBaseUrl: COMMITTED_DOCUMENT_BASE_URL,
       // The checkout webhook route exists only when a secret is configured; the document shows it.
       checkout: { webhookSecrets: ['openapi-document-placeholder'] },
+      // The console's outbox exists only in development; the document shows it.
+      mail: { outbox: true },
     });
     try {
       await app.ready();
-      return structuredClone(app.swagger()) as unknown as OpenApiDocument;
+      return await read(app);
     } finally {
       await app.close();
     }

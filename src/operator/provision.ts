@@ -1,12 +1,12 @@
 import { operatorScope } from '../platform/auth/scope.js';
 import type { Db } from '../platform/db/database.js';
 import { type Executor, inTransaction } from '../platform/db/transaction.js';
-import * as workspaces from '../modules/workspaces/workspaces.repo.js';
-import { createProduct as createProductUseCase, listProducts as listProductsUseCase, toProductRow } from '../modules/products/products.service.js';
-import type { CreateProductBody } from '../modules/products/products.schemas.js';
-import { generateSerials as generateSerialsUseCase } from '../modules/serials/serials.service.js';
-import type { GenerateBody } from '../modules/serials/serials.schemas.js';
-import { LicenseKeyring } from '../modules/licensing/licensing.keys.js';
+import * as workspaces from '../modules/workspaces/index.js';
+import { type CreateProductBody, createProduct as createProductUseCase, listProducts as listProductsUseCase, toProductRow } from '../modules/products/index.js';
+import { type GenerateBody, generateSerials as generateSerialsUseCase } from '../modules/serials/index.js';
+import { LicenseKeyring } from '../modules/licensing/index.js';
+import { ReconcileRefused, Reconciliation, Transfers } from '../modules/ledger/index.js';
+import { createPayouts } from '../modules/payouts/index.js';
 
 // Operator use cases behind the `patchbay` CLI. They act with an operator scope (never reachable
 // from HTTP) and reuse the API's use cases wherever one exists, so a product or a serial made
@@ -220,6 +220,39 @@ export async function rotateLicenseKey(db: Db, encryptionKey: Buffer, workspaceI
   return { workspaceId, previousKid, kid, publishedKids: published.map((k) => k.kid) };
 }
 
+export interface PayoutSettings {
+  publicBaseUrl: string;
+  payouts: { minimumMinorUnits: number; transferLeaseSeconds?: number | undefined };
+}
+
+/**
+ * The payout side of the CLI, with the built-in sandbox providers. Live providers are configured in
+ * code (buildApp's `payouts.providers`), so here a live transfer's provider is "not configured":
+ * a `--live` run skips, and reconciling a live transfer needs --without-provider.
+ */
+function payouts(db: Db, settings: PayoutSettings) {
+  const { providers } = createPayouts(db, { publicBaseUrl: settings.publicBaseUrl });
+  return {
+    transfers: new Transfers(db, providers, BigInt(settings.payouts.minimumMinorUnits), { leaseSeconds: settings.payouts.transferLeaseSeconds }),
+    reconciliation: new Reconciliation(db, providers),
+  };
+}
+
+export const runPayouts = (db: Db, settings: PayoutSettings, livemode: boolean) => payouts(db, settings).transfers.run(livemode);
+
+export async function listTransfersToReconcile(db: Db, settings: PayoutSettings, filter: { workspaceId?: number | undefined }) {
+  if (filter.workspaceId !== undefined) await requireWorkspace(db, filter.workspaceId);
+  return payouts(db, settings).reconciliation.list(filter);
+}
+
+export async function reconcileTransfer(db: Db, settings: PayoutSettings, input: { transferId: number; outcome: 'paid' | 'returned'; reason: string; withoutProvider: boolean }) {
+  try {
+    return await payouts(db, settings).reconciliation.settle(input);
+  } catch (error) {
+    throw error instanceof ReconcileRefused ? new OperatorError(error.message) : error;
+  }
+}
+
 /**
  * What a server on an empty PostgreSQL database prints (on stderr): the exact commands that
  * provision a first workspace, its owner and a token, ready to paste.
@@ -237,4 +270,28 @@ export function firstStepsHint(address: string, options: { tokensFromJwks: boole
     `  curl -H "Authorization: Bearer $TOKEN" ${address}/api/developer/customers`,
     'Then add products and serials: npx patchbay product create --help, npx patchbay serial generate --help.',
   ].join('\n');
+}
+
+// The buyers' portal: loaded when one of these runs (the module brings the portal's routes along).
+const customerPortalModule = () => import('../modules/customer-portal/index.js');
+
+/** A buyer session for an active customer of the workspace (slug or id), as `token create --customer` prints it. */
+export async function customerSession(db: Db, settings: { publicBaseUrl: string }, input: { workspace: string; email: string }): Promise<{ token: string }> {
+  const { CustomerSessions } = await customerPortalModule();
+  const session = await new CustomerSessions(db, settings.publicBaseUrl).operatorSession(input.workspace, input.email);
+  if (!session) throw new OperatorError(`No active customer ${input.email} in workspace ${input.workspace}, or no such workspace`);
+  return { token: session.token };
+}
+
+/** Shows or changes a workspace's customer portal (slug, switch); prints the address to share. */
+export async function customerPortal(db: Db, settings: { publicBaseUrl: string }, input: { workspaceId: number; change: { slug?: string | null; enabled?: boolean } }) {
+  const { changePortalSettings } = await customerPortalModule();
+  await requireWorkspace(db, input.workspaceId);
+  try {
+    return { workspaceId: input.workspaceId, ...(await changePortalSettings(db, settings.publicBaseUrl, input.workspaceId, input.change))! };
+  } catch (error) {
+    // The unique slug: another workspace has it.
+    if ((error as { code?: unknown }).code === '23505') throw new OperatorError(`The slug "${input.change.slug}" belongs to another workspace`);
+    throw error;
+  }
 }
