@@ -96,7 +96,7 @@ export interface paths {
          * An import queued with 202
          * @description Large imports (above the row threshold, or sent with `Prefer: respond-async`) answer 202 with `Location` pointing here. Poll until `state` is `succeeded` (counts and row errors as in a 201/207 answer) or `failed` (nothing was written; `failure` says why). Visible to the member who started it and to all-products members with the view permission of what it imports (`customers.view`, `serials.view` or `purchases.view`); anyone else gets 404.
          *
-         *     Bearer JWT; workspace and product scope apply.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply.
          */
         get: operations["imports.get"];
         put?: never;
@@ -105,6 +105,218 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/developer/session/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a one-time console sign-in link
+         * @description Sends a sign-in link to `PUBLIC_BASE_URL/console/sign-in#token=dsl_…` (single use, valid 15 minutes) when the address belongs to a member of some workspace. The answer is the same whether or not it does. At most 5 requests per address and 20 per client address an hour (429 RATE_LIMITED).
+         *
+         *     Public: no credential required.
+         */
+        post: operations["session.link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in, and what they may use
+         * @description The session’s account and workspaces, and in the selected workspace (`X-Workspace-Id`, or the only one) the owner flag, every permission held and the product assignment, so the console shows only what the member may use. A workspace the account is not a member of answers 403 WORKSPACE_ACCESS_DENIED.
+         *
+         *     Console session: the `patchbay_developer_session` cookie, or `Authorization: Bearer pds_…`; JWTs and API tokens are refused with 401.
+         */
+        get: operations["session.list"];
+        put?: never;
+        /**
+         * Sign in with a sign-in link’s token
+         * @description Uses the link once (of concurrent exchanges one succeeds) and opens a console session: an HttpOnly, SameSite=Lax cookie (Secure over HTTPS) for browsers, and the same token in the body for scripts (`Authorization: Bearer pds_…`). Sessions last 12 hours. Signing in verifies the address and marks pending invitations joined. An unknown, used or expired token answers 401.
+         *
+         *     Public: no credential required.
+         */
+        post: operations["session.create"];
+        /**
+         * Sign out
+         * @description Ends the session (its token stops working at once) and clears the cookie.
+         *
+         *     Console session: the `patchbay_developer_session` cookie, or `Authorization: Bearer pds_…`; JWTs and API tokens are refused with 401.
+         */
+        delete: operations["session.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace’s members
+         * @description Paged, the owner first, then in the order they were invited. `products` is `all` or the assigned product ids.
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply. Requires `members.manage`.
+         */
+        get: operations["members.list"];
+        put?: never;
+        /**
+         * Invite a teammate
+         * @description Makes the address a member with these permissions and products (the account is created if the address has none) and e-mails a console sign-in link valid 72 hours; `joined_at` stays null until the member signs in. An address that already is a member answers 409 MEMBER_EXISTS; a product id outside the caller's assignment 422 UNKNOWN_PRODUCT. A member grants only permissions and products they hold themselves (403 GRANT_EXCEEDS_OWN_ACCESS), and changes or removes only members whose access is within their own; the owner cannot be removed or changed (409 OWNER_PROTECTED). Audited.
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply. Requires `members.manage`.
+         */
+        post: operations["members.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Removes the membership with its product assignment and the member's API tokens; their JWTs and console sessions stop reaching this workspace at once (the account and its other workspaces stay). A member grants only permissions and products they hold themselves (403 GRANT_EXCEEDS_OWN_ACCESS), and changes or removes only members whose access is within their own; the owner cannot be removed or changed (409 OWNER_PROTECTED). Audited.
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply. Requires `members.manage`.
+         */
+        delete: operations["members.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member’s permissions or products
+         * @description What is sent replaces what the member had (`products: "all"` or a list of ids). Takes effect on the member's next request, whatever credential they use. A member grants only permissions and products they hold themselves (403 GRANT_EXCEEDS_OWN_ACCESS), and changes or removes only members whose access is within their own; the owner cannot be removed or changed (409 OWNER_PROTECTED). Audited.
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply. Requires `members.manage`.
+         */
+        patch: operations["members.update"];
+        trace?: never;
+    };
+    "/api/developer/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API tokens
+         * @description The caller’s unrevoked tokens, newest first; the workspace owner sees every member’s. The tokens themselves are never shown again.
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply.
+         */
+        get: operations["apiTokens.list"];
+        put?: never;
+        /**
+         * Create an API token for scripts
+         * @description Answers the token once (`pat_…`; only its hash is kept). It acts as the caller, in this workspace only, with what the caller holds at the time of each request (a later change to the caller’s access applies to it too); it works on every workspace route except the team routes (members, API tokens: 403 API_TOKEN_NOT_ALLOWED). At most 50 unrevoked tokens per member (409 API_TOKEN_LIMIT_REACHED). `Idempotency-Key` is ignored: a replay would show the token twice. Audited.
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply.
+         */
+        post: operations["apiTokens.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/api-tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token
+         * @description The token answers 401 from the next request on. A member revokes their own tokens, the owner anyone’s; another member’s token answers 404. Audited.
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply.
+         */
+        delete: operations["apiTokens.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * E-mails this instance sent (development only)
+         * @description The newest 100 e-mails this process sent, newest first, with their links: every workspace’s and the partner portal’s, so only a workspace owner may read it (403 OWNER_REQUIRED). Exists only outside production with the `log` or `file` mail transport; otherwise this route is absent (404).
+         *
+         *     Bearer JWT or a console session (API tokens are refused with 403 `API_TOKEN_NOT_ALLOWED`); workspace and product scope apply.
+         */
+        get: operations["outbox.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace’s settings
+         * @description The selected workspace’s name, storefront URL, whether partner programs are on, and the buyers’ portal address to share with buyers. Every member may read them.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply.
+         */
+        get: operations["workspace.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the workspace’s settings
+         * @description Changes the fields sent (`storefront_url: null` removes it). Turning partner programs on or off also needs `partners.manage` (403 otherwise): off closes the programs, their referral links and accounting for the workspace, and keeps the agreements. `keep_serials_on_refund` decides whether a full refund revokes the serial sold with the item (off, the default) or leaves it active; it applies to refunds reported from then on. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `workspace.manage`.
+         */
+        patch: operations["workspace.update"];
         trace?: never;
     };
     "/api/developer/products": {
@@ -118,15 +330,15 @@ export interface paths {
          * List products
          * @description Newest first; only products in the caller’s scope (a product-scoped member sees their products).
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.view`.
          */
         get: operations["products.list"];
         put?: never;
         /**
          * Create a product
-         * @description Prices are integer minor units of `currency`. New products are `draft` unless `status` says otherwise. The answer carries the new `appId`; the secret product key is made on first use of the credentials routes and never returned. Needs all-products workspace access.
+         * @description Prices are integer minor units of `currency`. New products are `draft` unless `status` says otherwise. The answer carries the new `productAppId` (also as `appId`); the secret product key is made on first use of the credentials routes and never returned. Needs all-products workspace access.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.manage`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.manage`. Requires all-products workspace access.
          */
         post: operations["products.create"];
         delete?: never;
@@ -144,9 +356,9 @@ export interface paths {
         };
         /**
          * A product
-         * @description With its live `appId` (the productAppId plugins send). A product of another workspace, or one the caller is not assigned to, answers 404.
+         * @description With its live `productAppId`, the id plugins send (also as `appId`, its earlier name). A product of another workspace, or one the caller is not assigned to, answers 404.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.view`.
          */
         get: operations["products.get"];
         put?: never;
@@ -158,7 +370,7 @@ export interface paths {
          * Change a product
          * @description Any of the catalogue fields; the rest stay as they are. `storefrontUrl`, `description` and `currentVersion` may be set to null.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.manage`.
          */
         patch: operations["products.update"];
         trace?: never;
@@ -174,7 +386,7 @@ export interface paths {
          * Delivery files of a product
          * @description Metadata only, newest first. A download goes through POST …/files/{fileId}/link.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `product_files.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `product_files.view`.
          */
         get: operations["products.files.list"];
         put?: never;
@@ -182,7 +394,7 @@ export interface paths {
          * Upload or register a delivery file
          * @description multipart/form-data with a `file` part (streamed into private storage, at most 2147483648 bytes, SHA-256 recorded) and optional `platform`, `type`, `version` fields; or JSON `{ filename, url, platform?, type?, version?, sizeBytes? }` to register a file hosted elsewhere (https). 503 PRIVATE_PACKAGE_STORAGE_REQUIRED when private storage is not configured or not reachable.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `product_files.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `product_files.manage`.
          */
         post: operations["products.files.create"];
         delete?: never;
@@ -205,7 +417,7 @@ export interface paths {
          * Delete a delivery file
          * @description The record goes at once; stored bytes are deleted right after (a job). Links already given out stop working.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `product_files.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `product_files.manage`.
          */
         delete: operations["products.files.delete"];
         options?: never;
@@ -224,9 +436,9 @@ export interface paths {
         put?: never;
         /**
          * A private download link for a stored file
-         * @description Answers `{ url, filename, expiresIn: 300 }`. The URL is signed (HMAC) and works any number of times for 300 seconds: a tampered link answers 404, an expired one 410. Files hosted elsewhere answer 409 EXTERNAL_FILE with their `externalUrl`.
+         * @description Answers `{ url, filename, expiresIn: 300 }`. The URL is absolute (under PUBLIC_BASE_URL), signed (HMAC) and works any number of times for 300 seconds: a tampered link answers 404, an expired one 410. Files hosted elsewhere answer 409 EXTERNAL_FILE with their `externalUrl`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `product_files.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `product_files.view`.
          */
         post: operations["products.files.link"];
         delete?: never;
@@ -246,7 +458,7 @@ export interface paths {
          * Product dashboard
          * @description Check `access` first. Sections the caller may not read are not queried: without `analytics.view` performance is unavailable (`permission_required`), the counts are null and recentActivity is empty; without `reviews.view` reviews is empty and the review summary withheld; without `product_files.view` files is empty; without `credentials.view` pluginPackage, pluginConnectionStatus and restApi are null and nothing is provisioned. Amounts are integer minor units of `currency`; other currencies are not converted.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.view`.
          */
         get: operations["products.dashboard"];
         put?: never;
@@ -268,7 +480,7 @@ export interface paths {
          * Plugin package readiness
          * @description Not a zero-write probe: for a caller with `credentials.view` it creates missing product credentials (`credentialStatus.created`). Without it, `credentialStatus` and `lastPluginConnectionAt` are null and nothing is created. Package-ready metadata is not a runtime attestation of an exported plugin.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.view`.
          */
         get: operations["products.pluginPackage.status"];
         put?: never;
@@ -290,7 +502,7 @@ export interface paths {
          * REST configuration for the licensing runtime
          * @description The appId, API base URL and a masked preview of the product key; creates missing credentials. The secret is never returned (`secretReturned: false`).
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `credentials.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `credentials.view`.
          */
         get: operations["products.restConfig"];
         put?: never;
@@ -312,7 +524,7 @@ export interface paths {
          * Version records
          * @description Saved records, the current one first; without saved records, the version the catalogue names (`currentVersion`, id `derived`), or none.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.view`.
          */
         get: operations["products.versions.list"];
         put?: never;
@@ -320,7 +532,7 @@ export interface paths {
          * Add a version record
          * @description The first record, or one sent with `isCurrent: true`, becomes the one current version (and the catalogue’s `currentVersion`). A version already recorded answers 409 CONFLICT.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.manage`.
          */
         post: operations["products.versions.create"];
         delete?: never;
@@ -346,7 +558,7 @@ export interface paths {
          * Change a version record
          * @description `isCurrent: true` makes it the current version; there is always exactly one.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `products.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `products.manage`.
          */
         patch: operations["products.versions.update"];
         trace?: never;
@@ -362,7 +574,7 @@ export interface paths {
          * Reviews of a product
          * @description Every status (published, pending, hidden), newest first; `verifiedPurchase` is computed from the reviewer’s entitlements now.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `reviews.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `reviews.view`.
          */
         get: operations["products.reviews.list"];
         put?: never;
@@ -386,7 +598,7 @@ export interface paths {
          * Import reviews
          * @description Up to 5,000 reviews in one transaction (status defaults to published, marked imported). A reviewer whose e-mail is a customer of the workspace is linked to them; `externalId` makes a re-import create nothing twice.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `reviews.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `reviews.manage`.
          */
         post: operations["products.reviews.import"];
         delete?: never;
@@ -408,7 +620,7 @@ export interface paths {
          * Moderate a review
          * @description Sets published, pending or hidden (recorded in the product activity with the optional `note`).
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `reviews.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `reviews.manage`.
          */
         post: operations["products.reviews.setStatus"];
         delete?: never;
@@ -467,72 +679,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/developer/partners/programs/preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Preview how a sale would be split (writes nothing, pays nothing)
-         * @description Managed checkout (`collection_provider` absent or `managed`): the platform takes 10% of proceeds (subtotal − discount), partner rates apply to the rest, the developer receives the residual; a `platform_fee_cents` other than the computed share, or a `processing_fee_cents` other than 0, is refused naming the expected value. Any other `collection_provider` is an external or historical basis: its fees are taken as given and partner shares are unfunded estimates.
-         *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
-         */
-        post: operations["partners.programs.preview"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/developer/partners/programs/accounting": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Partner money of the workspace: balances per party, allocations, reversals, destinations and transfers
-         * @description Every balance is a sum of ledger entries. `allocations` and `reversals` are paged with `page` and `pageSize`; transfers are the newest 100.
-         *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
-         */
-        get: operations["partners.programs.accounting"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/partner-portal/programs/accounting": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The signed-in partner’s own balances and transfer history across workspaces
-         * @description External (reseller or store) amounts are unfunded estimates and never payable.
-         *
-         *     Partner portal: a recipient session (the `patchbay_partner_session` cookie, or `Authorization: Bearer pps_…`); a developer JWT is refused with 401.
-         */
-        get: operations["partnerPortal.programs.accounting"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/developer/partners/programs": {
         parameters: {
             query?: never;
@@ -544,7 +690,7 @@ export interface paths {
          * Partner program agreements of the workspace
          * @description Newest first, each with its status, accepted and proposed terms (every version kept), invitation state and consent state.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
          */
         get: operations["partners.programs.list"];
         put?: never;
@@ -552,7 +698,7 @@ export interface paths {
          * Propose an agreement and invite its recipient
          * @description Creates the agreement (status `pending` until the recipient accepts), its first terms (`terms_version` 1) and an invitation. Products must be the workspace’s (404) and active (409 PRODUCT_NOT_ELIGIBLE); collaborator rates on one product cannot exceed 10000 bps together (409 COLLABORATOR_CAPACITY_EXCEEDED, naming the product). `effective_from` cannot be in the past. Invitation limits apply (429).
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
          */
         post: operations["partners.programs.create"];
         delete?: never;
@@ -578,7 +724,7 @@ export interface paths {
          * Revise the proposal
          * @description Changed terms make a new `terms_version` and a new invitation to it (older links stop working); the accepted terms stay in force until the recipient accepts the revision. Every version stays readable in `terms_history`. `name` alone changes no terms. An ended agreement answers 409 AGREEMENT_ENDED.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
          */
         patch: operations["partners.programs.update"];
         trace?: never;
@@ -596,7 +742,7 @@ export interface paths {
          * Change the agreement status
          * @description Per the status table: `active` needs an acceptance (409 AGREEMENT_NOT_ACCEPTED); active ↔ paused; active or paused → ended; an ended agreement cannot be resumed (409 AGREEMENT_ENDED). The same status again changes nothing. Every change is audited with its actor.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
          */
         post: operations["partners.programs.setStatus"];
         delete?: never;
@@ -618,7 +764,7 @@ export interface paths {
          * Send a replacement invitation
          * @description A new invitation to the current proposal; older pending links stop working. Limits: a resend cooldown per agreement (429 INVITE_COOLDOWN) and a daily number per workspace (429 INVITE_LIMIT_REACHED), both with Retry-After.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.manage`. Requires all-products workspace access.
          */
         post: operations["partners.programs.invite"];
         delete?: never;
@@ -640,7 +786,7 @@ export interface paths {
          * Developer owner’s live consent
          * @description Only the workspace owner (a teammate, even with `*`, gets 403 OWNER_CONSENT_REQUIRED). `terms_version` must be the accepted one and `policy_version` patchbay-managed-live-v1 (409 otherwise, naming the current ones). Live terms are consented when both parties consented to the same versions; consent records are append-only.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
          */
         post: operations["partners.programs.liveConsent"];
         delete?: never;
@@ -731,6 +877,138 @@ export interface paths {
          *     Partner portal: a recipient session (the `patchbay_partner_session` cookie, or `Authorization: Bearer pps_…`); a developer JWT is refused with 401.
          */
         post: operations["partnerPortal.programs.liveConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/partners/programs/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview how a sale would be split (writes nothing, pays nothing)
+         * @description Managed checkout (`collection_provider` absent or `managed`): the platform takes 10% of proceeds (subtotal − discount), partner rates apply to the rest, the developer receives the residual; a `platform_fee_cents` other than the computed share, or a `processing_fee_cents` other than 0, is refused naming the expected value. Any other `collection_provider` is an external or historical basis: its fees are taken as given and partner shares are unfunded estimates.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
+         */
+        post: operations["partners.programs.preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/partners/programs/accounting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Partner money of the workspace: balances per party, allocations, reversals, destinations and transfers
+         * @description Every balance is a sum of ledger entries. `allocations` and `reversals` are paged with `page` and `pageSize`; transfers are the newest 100.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.view`. Requires all-products workspace access.
+         */
+        get: operations["partners.programs.accounting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner-portal/programs/accounting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in partner’s own balances and transfer history across workspaces
+         * @description External (reseller or store) amounts are unfunded estimates and never payable.
+         *
+         *     Partner portal: a recipient session (the `patchbay_partner_session` cookie, or `Authorization: Bearer pps_…`); a developer JWT is refused with 401.
+         */
+        get: operations["partnerPortal.programs.accounting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner-portal/programs/accounting/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in partner’s allocation and reversal rows, paged
+         * @description One row per sale split and agreement of the partner, newest first: the product, the sale’s proceeds and refunds, the partner’s rate, share (`amount_cents`), what refunds took back of it (`reversed_cents`) and the rest (`net_cents`). Never another party’s share, nor who bought. `reversals=true` keeps only rows a refund reversed; `currency` only sales in that currency; `agreement_id` narrows to one agreement of the partner (another’s answers 404 `NOT_FOUND`). Paged with `page` and `pageSize` (50, at most 200). External (reseller or store) rows are unfunded estimates (`funded: false`), never payable.
+         *
+         *     Partner portal: a recipient session (the `patchbay_partner_session` cookie, or `Authorization: Bearer pps_…`); a developer JWT is refused with 401.
+         */
+        get: operations["partnerPortal.programs.accounting.entries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/partners/payouts/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a payout run
+         * @description Queues a payout run as a job of the server (it works on the embedded database while the server runs) and answers 202 with the run to poll (`Location`). While a run of the same mode is queued or running in the workspace, the answer is that run. Live mode is the workspace owner’s alone (403 OWNER_REQUIRED). The run pays this workspace’s payable balances of its mode that reach the minimum (and takes over its transfers left by a run that died), never another workspace’s: it is `patchbay payouts run` restricted to the workspace. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.manage`.
+         */
+        post: operations["partners.payouts.runs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/partners/payouts/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payout run and its transfers
+         * @description The run’s state, and this workspace’s transfers it reserved or took over with their current states (a transfer keeps moving after the run: the provider confirms it later). Another workspace’s run answers 404.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `partners.manage`.
+         */
+        get: operations["partners.payouts.runs.get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -840,11 +1118,33 @@ export interface paths {
         };
         /**
          * Follow an affiliate’s referral link
-         * @description Public and rate-limited per client address (429 `RATE_LIMITED` with Retry-After). An active affiliate agreement answers 303 to the storefront: the product’s page when `product` names an active product of the agreement’s workspace that has one, else the workspace’s storefront, else this service’s home page; the existing query of that address is kept and `pb_ref` is added, a signed value naming the agreement and the visit time that the checkout brings back with a captured sale (a click is not proof of a sale: a sale counts only within the agreement’s attribution window). The visit is recorded (durable within a second). An agreement that is not active (pending, accepted, paused or ended) answers the same 303 without `pb_ref` and records nothing. An unknown `product` is ignored. HEAD answers the same redirect and records no visit. Unknown codes, and codes of a workspace whose partner programs are off, answer 404 `REFERRAL_NOT_FOUND`. Answers carry `Cache-Control: no-store` and `Referrer-Policy: no-referrer`.
+         * @description Public and rate-limited per client address (429 `RATE_LIMITED` with Retry-After). An active affiliate agreement answers 303 to the storefront: the product’s page when `product` names an active product of the agreement’s workspace that has one, else the workspace’s storefront, else this service’s home page; the existing query of that address is kept and `pb_ref` is added, a signed value naming the agreement and the visit time that the checkout brings back with a captured sale (a click is not proof of a sale: a sale counts only within the agreement’s attribution window). The visit is recorded (durable within a second). An agreement that is not active (pending, accepted, paused or ended) answers the same 303 without `pb_ref` and records nothing. An unknown `product` is ignored. HEAD answers the same redirect and records no visit. Unknown codes, and codes of a workspace whose partner programs are off, answer 404 `REFERRAL_NOT_FOUND`. What a link leads to is kept by each instance of the service for up to a second: a change of the agreement’s status, its workspace’s storefront or partner programs switch, or the product is followed at once by the instance that made it and within a second by the others. Answers carry `Cache-Control: no-store` and `Referrer-Policy: no-referrer`.
          *
          *     Public: no credential required.
          */
         get: operations["referrals.follow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner-portal/programs/{id}/referral-visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Visits of the signed-in partner’s referral link
+         * @description Counts per UTC day for the last `days` days (30 unless asked, at most 90; today included, days without visits answer 0) and all-time totals, of visits recorded when the link was followed (a HEAD request, or a link of an agreement that was not active, records none). Visits by clients that name themselves bots, crawlers or link previews are counted apart as well as in the total. Counts only: nothing of who visited is answered. Another recipient’s agreement, or one of a workspace whose partner programs are off, answers 404 `NOT_FOUND`. A visit is counted within about a second of the redirect.
+         *
+         *     Partner portal: a recipient session (the `patchbay_partner_session` cookie, or `Authorization: Bearer pps_…`); a developer JWT is refused with 401.
+         */
+        get: operations["partnerPortal.programs.referralVisits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -864,11 +1164,137 @@ export interface paths {
         put?: never;
         /**
          * Report a captured sale or a refund from the managed checkout (signed)
-         * @description Authenticated by `Patchbay-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with CHECKOUT_WEBHOOK_SECRET (several v1 values allowed during a rotation; 5-minute tolerance). Idempotent by event `id`.
+         * @description Authenticated by `Patchbay-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with CHECKOUT_WEBHOOK_SECRET (several v1 values allowed during a rotation; 5-minute tolerance), computed over the body's bytes as sent; a signed body that is not UTF-8 answers 400 `INVALID_UTF8`. Idempotent by event `id`: the same event again answers `replayed`; another body under a used id is 409 `CHECKOUT_EVENT_ID_REUSED`. `created` must lie between 30 days before and 5 minutes after the signature time (400 `CHECKOUT_EVENT_TIME_OUT_OF_RANGE`). A sale's `currency` must be a current ISO 4217 code (400 `CHECKOUT_CURRENCY_UNKNOWN`) and each product's currency (422 `CHECKOUT_CURRENCY_MISMATCH`: there is no conversion rule). Not counted in the per-address cap of public routes: each instance books at most 4 events at once and lets 500 more wait; beyond that 429 `RATE_LIMITED` with Retry-After. Bodies up to 256 KiB (413), sent within the body timeout (408).
          *
          *     Public: no credential required.
          */
         post: operations["checkout.events.receive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/checkout-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Checkout connections
+         * @description The workspace’s connections to Stripe, Paddle and Lemon Squeezy, oldest first, each with its webhook URL and product mapping.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`. Requires all-products workspace access.
+         */
+        get: operations["checkoutConnections.list"];
+        put?: never;
+        /**
+         * Connect a Stripe, Paddle or Lemon Squeezy store
+         * @description Answers the connection with its `webhookUrl` to paste into the provider’s dashboard. The signing secret (and Stripe’s API key) is kept encrypted and never returned; the answer shows `apiKeySet` only. `productMapping` maps the provider’s product ids to this workspace’s products (at most 500; a product of another workspace is 404, an id mapped twice 400). `apiKey` is for Stripe only (400 otherwise). Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`. Requires all-products workspace access.
+         */
+        post: operations["checkoutConnections.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/checkout-connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A checkout connection
+         * @description Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`. Requires all-products workspace access.
+         */
+        get: operations["checkoutConnections.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a checkout connection
+         * @description Its webhook URL stops answering (404) and its event log goes with it; the purchases, serials and partner allocations it booked stay. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`. Requires all-products workspace access.
+         */
+        delete: operations["checkoutConnections.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a checkout connection
+         * @description Changes what is sent: a new `signingSecret` (after rolling it at the provider), `productMapping` (replaces the whole mapping), `enabled`, Stripe’s `apiKey` (null removes it). The signing secret (and Stripe’s API key) is kept encrypted and never returned; the answer shows `apiKeySet` only. A disabled connection answers its provider 409 and records nothing, so the provider retries. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`. Requires all-products workspace access.
+         */
+        patch: operations["checkoutConnections.update"];
+        trace?: never;
+    };
+    "/api/developer/checkout-connections/{connectionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A checkout connection’s event log
+         * @description Every event the connection received with a valid signature, newest first: `recorded` (booked), `replayed` (it repeated an event or an order already booked), `ignored` (not an event Patchbay books, with the reason) or `failed` (could not be booked, with the reason; nothing was written). Events with a bad signature are not logged.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`. Requires all-products workspace access.
+         */
+        get: operations["checkoutConnections.events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/checkout-connections/{connectionId}/events/{eventId}/reprocess": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-process a failed event
+         * @description Books a `failed` event again as it was received (its body is kept encrypted until then), after the cause is fixed: a product mapping added, Stripe’s API key set, the sale a refund belongs to recorded. Answers the event with its new outcome (`failed` again with the reason if it still cannot be booked). Another outcome is 409 `CHECKOUT_CONNECTION_EVENT_NOT_FAILED`.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`. Requires all-products workspace access.
+         */
+        post: operations["checkoutConnections.events.reprocess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/{provider}/{connectionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Stripe, Paddle or Lemon Squeezy webhook event (the connection’s webhookUrl)
+         * @description The URL to paste into the provider’s dashboard. The body is verified as sent with the connection’s signing secret by the provider’s library: Stripe `Stripe-Signature` (`webhooks.constructEvent`, 5 minutes’ tolerance), Paddle `Paddle-Signature` (`webhooks.unmarshal`, 5 seconds), Lemon Squeezy `X-Signature` (hex HMAC-SHA256 of the body). A missing or wrong signature answers 400 `CHECKOUT_CONNECTION_SIGNATURE_INVALID` and records nothing; so does a body signed with another connection’s secret. An unknown connection, or one of another provider, is 404. A disabled connection answers 409 `CHECKOUT_CONNECTION_DISABLED` (the provider retries). Events are idempotent by the provider’s event id: the same event again answers `replayed`, another body under a used id is 409 `CHECKOUT_CONNECTION_EVENT_ID_REUSED`. An event that cannot be booked (an unmapped product, an unknown customer, a refund of an unknown sale) answers 200 `failed` with the reason and books nothing; it is logged for re-processing. Bodies up to 512 KiB (413); a body that is not UTF-8 is 400 `INVALID_UTF8`. Held to the per-address cap of public routes (429 with Retry-After; providers retry).
+         *
+         *     Public: no credential required.
+         */
+        post: operations["checkout.events"];
         delete?: never;
         options?: never;
         head?: never;
@@ -884,9 +1310,9 @@ export interface paths {
         };
         /**
          * Download the plugin package
-         * @description Answers a private link (`url`, `filename`, `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. Builds the package for these settings when there is none yet (missing query settings come from the saved ones), and may provision the product credential; records package activity. Not for unattended polling: limited to 30 requests per minute per product (429 RATE_LIMITED). 409 PACKAGE_CREDENTIAL_ROTATION_REQUIRED (`rotationRequired: true`) when the product key cannot be recovered: regenerate deliberately. 429 PACKAGE_BUILD_BUSY (with Retry-After) when every build slot is busy: retry the same request. 503 PRIVATE_PACKAGE_STORAGE_REQUIRED without private storage.
+         * @description Answers a private link (`url`: absolute, under PUBLIC_BASE_URL; `filename`; `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. Builds the package for these settings when there is none yet (missing query settings come from the saved ones), and may provision the product credential; records package activity. Not for unattended polling: limited to 30 requests per minute per product (429 RATE_LIMITED). 409 PACKAGE_CREDENTIAL_ROTATION_REQUIRED (`rotationRequired: true`) when the product key cannot be recovered: regenerate deliberately. 429 PACKAGE_BUILD_BUSY (with Retry-After) when every build slot is busy: retry the same request. 503 PRIVATE_PACKAGE_STORAGE_REQUIRED without private storage.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `product_files.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `product_files.view`.
          */
         get: operations["products.pluginPackage.download"];
         put?: never;
@@ -908,9 +1334,9 @@ export interface paths {
         put?: never;
         /**
          * Generate the plugin package with the saved settings
-         * @description Answers a private link (`url`, `filename`, `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. Saves the settings sent (per product and variant), then builds with the saved settings and the current credential. Does not publish or rebuild any plugin and does not rotate the credential. Errors as for GET plugin-package.
+         * @description Answers a private link (`url`: absolute, under PUBLIC_BASE_URL; `filename`; `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. Saves the settings sent (per product and variant), then builds with the saved settings and the current credential. Does not publish or rebuild any plugin and does not rotate the credential. Errors as for GET plugin-package.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `product_files.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `product_files.manage`.
          */
         post: operations["products.pluginPackage.generate"];
         delete?: never;
@@ -930,9 +1356,9 @@ export interface paths {
         put?: never;
         /**
          * Rotate the product key and build a new package
-         * @description Answers a private link (`url`, `filename`, `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. Deliberately rotates the product key of the environment: the old key stays accepted by the licensing runtime for the rotation overlap (default 7 days for live, none for test), so shipped plugins are not cut off without notice. The way out of PACKAGE_CREDENTIAL_ROTATION_REQUIRED. Not the way to refresh an expired link (ask GET plugin-package again).
+         * @description Answers a private link (`url`: absolute, under PUBLIC_BASE_URL; `filename`; `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. Deliberately rotates the product key of the environment: the old key stays accepted by the licensing runtime for the rotation overlap (default 7 days for live, none for test), so shipped plugins are not cut off without notice. The way out of PACKAGE_CREDENTIAL_ROTATION_REQUIRED. Not the way to refresh an expired link (ask GET plugin-package again).
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `product_files.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `product_files.manage`.
          */
         post: operations["products.pluginPackage.regenerate"];
         delete?: never;
@@ -950,9 +1376,9 @@ export interface paths {
         };
         /**
          * Download the storefront integration package
-         * @description Answers a private link (`url`, `filename`, `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. The store/account integration: the workspace’s active products with prices and storefront destinations for an in-plugin store panel. Not the licensing package (no credential inside). Needs all-products access.
+         * @description Answers a private link (`url`: absolute, under PUBLIC_BASE_URL; `filename`; `expiresIn: 300`), never archive bytes. The link works for 300 seconds; after that ask again. The store/account integration: the workspace’s active products with prices and storefront destinations for an in-plugin store panel. Not the licensing package (no credential inside). Needs all-products access.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `storefront.manage`. Requires all-products workspace access.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `storefront.manage`. Requires all-products workspace access.
          */
         get: operations["storefront.pluginPackage.download"];
         put?: never;
@@ -974,7 +1400,7 @@ export interface paths {
          * List customers
          * @description Newest relationship first. `productId` narrows within the caller’s product scope; it never widens it.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `customers.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `customers.view`.
          */
         get: operations["customers.list"];
         put?: never;
@@ -996,7 +1422,7 @@ export interface paths {
          * Export customers as CSV
          * @description Every matching row (not one page), streamed. Columns: id, customer_id, email, first_name, last_name, status, email_verification_status, products, created_at. Cells that begin with = + - @ or a tab are prefixed with a single quote.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `customers.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `customers.view`.
          */
         get: operations["customers.export"];
         put?: never;
@@ -1018,7 +1444,7 @@ export interface paths {
          * Customer import template
          * @description Columns match the import; the file imports unchanged.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `customers.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `customers.view`.
          */
         get: operations["customers.demoCsv"];
         put?: never;
@@ -1042,7 +1468,7 @@ export interface paths {
          * Import customers
          * @description JSON `customers` array or multipart `file` (CSV), plus `productMappings`. At most 100000 rows and 33554432 bytes (413 beyond). Existing customers (same e-mail) are updated, not duplicated. 201: every row accepted. 207: the valid rows were committed and `errors` lists the others (`row` is the 1-based data row); resend only those. 422: no row was valid, nothing was written.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `customers.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `customers.manage`.
          */
         post: operations["customers.import"];
         delete?: never;
@@ -1065,7 +1491,7 @@ export interface paths {
          * Remove a customer relationship
          * @description Requires `confirm: true` or `confirmation: "yes"` (400 CONFIRMATION_REQUIRED otherwise). Removes the relationship and its marketing records; keeps the global account, purchases and financial records. Repeating the call answers `alreadyRemoved: true`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `customers.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `customers.manage` on a record the caller can see (otherwise 404).
          */
         delete: operations["customers.remove"];
         options?: never;
@@ -1084,7 +1510,7 @@ export interface paths {
          * List serials
          * @description `status` filters available (unassigned inventory) or redeemed (in use). Newest first.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view`.
          */
         get: operations["serials.list"];
         put?: never;
@@ -1107,7 +1533,7 @@ export interface paths {
          * @deprecated
          * @description Read-only compatibility alias of the serial list. Answers with Deprecation, Sunset (Mon, 01 Nov 2027 00:00:00 GMT) and a Link to the successor.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view`.
          */
         get: operations["serials.listDeprecated"];
         put?: never;
@@ -1129,7 +1555,7 @@ export interface paths {
          * Export serials as CSV
          * @description Every matching row, streamed. Columns: id, serial, product_id, product, customer_id, status, redeemed, revoked, active_activation_count, max_activations, remaining_activations, origin, expires_at, batch_tag, order_id, created_at. Formula-like cells are prefixed with a quote.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view`.
          */
         get: operations["serials.export"];
         put?: never;
@@ -1151,7 +1577,7 @@ export interface paths {
          * Serial import template
          * @description Columns match the import; the example codes are fresh, so the file imports unchanged.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view`.
          */
         get: operations["serials.demoCsv"];
         put?: never;
@@ -1175,7 +1601,7 @@ export interface paths {
          * Import serials
          * @description JSON `serials` array or multipart CSV `file`, plus `productMappings`. At most 100000 rows. Codes already in this workspace are accepted and not duplicated; a code used by another workspace is a row error (SERIAL_CODE_TAKEN). A row with an e-mail assigns the new serial to that customer (creating the customer relationship). 201 / 207 / 422 as for customers.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage`.
          */
         post: operations["serials.import"];
         delete?: never;
@@ -1195,7 +1621,7 @@ export interface paths {
          * Available serial inventory per product
          * @description `products`: available and total serials per product in scope; `promos`: promo batches running now; `rows`: the available serials, paged.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view`.
          */
         get: operations["serials.availableByProduct"];
         put?: never;
@@ -1215,7 +1641,7 @@ export interface paths {
         };
         /**
          * Reseller relationships of the workspace
-         * @description Bearer JWT; workspace and product scope apply. Requires `serials.view`.
+         * @description Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view`.
          */
         get: operations["serials.resellers"];
         put?: never;
@@ -1239,7 +1665,7 @@ export interface paths {
          * Generate serial inventory
          * @description Creates up to 10000 serials for an owned product in one request. snake_case aliases (product_id, expires_at, promo_price, promo_start, promo_expires, active_from, active_to, batch_tag) are accepted; an alias that disagrees with its camelCase field answers 400 CONFLICTING_ALIASES. promoPrice is in minor units (cents). Reseller assignment answers 400 PARTNER_POOL_REQUIRED; a workspace without billing eligibility 403 BILLING_NOT_ELIGIBLE. Generation never creates a customer, order or ownership.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage`.
          */
         post: operations["serials.generate"];
         delete?: never;
@@ -1272,7 +1698,7 @@ export interface paths {
          *
          *     Suspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `currentStatus` and `allowedActions`. Answers the serial and `deactivatedActivations`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.activate"];
         delete?: never;
@@ -1305,7 +1731,7 @@ export interface paths {
          *
          *     Suspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `currentStatus` and `allowedActions`. Answers the serial and `deactivatedActivations`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.reactivate"];
         delete?: never;
@@ -1338,7 +1764,7 @@ export interface paths {
          *
          *     Suspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `currentStatus` and `allowedActions`. Answers the serial and `deactivatedActivations`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.deactivate"];
         delete?: never;
@@ -1371,7 +1797,7 @@ export interface paths {
          *
          *     Suspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `currentStatus` and `allowedActions`. Answers the serial and `deactivatedActivations`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.suspend"];
         delete?: never;
@@ -1404,7 +1830,7 @@ export interface paths {
          *
          *     Suspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `currentStatus` and `allowedActions`. Answers the serial and `deactivatedActivations`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.unsuspend"];
         delete?: never;
@@ -1437,7 +1863,7 @@ export interface paths {
          *
          *     Suspended serials keep their devices but fail validation. A disallowed action answers 409 INVALID_SERIAL_TRANSITION with `currentStatus` and `allowedActions`. Answers the serial and `deactivatedActivations`.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.revoke"];
         delete?: never;
@@ -1459,7 +1885,7 @@ export interface paths {
          * Hide the serial's order in the customer portal
          * @description Presentation only: ownership, payment and refund state are unchanged. A serial without an order answers 409 SERIAL_HAS_NO_ORDER.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.customerPortalOrder.hide"];
         delete?: never;
@@ -1481,7 +1907,7 @@ export interface paths {
          * Show the serial's order in the customer portal
          * @description Presentation only: ownership, payment and refund state are unchanged. A serial without an order answers 409 SERIAL_HAS_NO_ORDER.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         post: operations["serials.customerPortalOrder.show"];
         delete?: never;
@@ -1501,7 +1927,7 @@ export interface paths {
          * Audit trail of a serial
          * @description Every generation, import, access action, portal visibility change and runtime activation, oldest first.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.view` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view` on a record the caller can see (otherwise 404).
          */
         get: operations["serials.events.list"];
         put?: never;
@@ -1523,7 +1949,7 @@ export interface paths {
          * Devices (seats) of a serial
          * @description Every machine that activated the serial, newest first: machine id, name, platform, app version, first and last seen, and whether it still holds a seat (`status`: active or released). `last_seen_at` is refreshed by activation and at most hourly by validation.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.view` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.view` on a record the caller can see (otherwise 404).
          */
         get: operations["serials.activations.list"];
         put?: never;
@@ -1548,7 +1974,7 @@ export interface paths {
          * Release one seat of a serial
          * @description Frees the seat a machine holds (its next validation answers MACHINE_NOT_ACTIVATED; it may activate again while seats remain). The JSON body names the `reason` (required) and an optional `note`; both go to the serial's audit trail with the acting account (`activation.released`). Idempotent: a seat already released answers 200 with `released: false` and changes nothing. An activation of another serial answers 404.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `serials.manage` on a record the caller can see (otherwise 404).
          */
         delete: operations["serials.activations.release"];
         options?: never;
@@ -1567,7 +1993,7 @@ export interface paths {
          * List purchases
          * @description One row per order item, newest purchase first. Every filter narrows within your workspace and assigned products; list filters take comma-separated values. Nothing here collects money, refunds or authorises billing.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `purchases.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.view`.
          */
         get: operations["purchases.list"];
         put?: never;
@@ -1589,7 +2015,7 @@ export interface paths {
          * Export purchases as CSV
          * @description Every matching row (same filters as the list), streamed. Columns: order_id, order_item_id, purchased_at, customer_id, email, first_name, last_name, product_id, product, status, channel, provider, reseller_id, reseller, record_type, refund_status, currency, price, sale_price, refunded, order_reference, external_reference, serial_code, invoice_available. Amounts in major units. Cells that begin with = + - @ or a tab are prefixed with a single quote.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `purchases.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.view`.
          */
         get: operations["purchases.export"];
         put?: never;
@@ -1611,7 +2037,7 @@ export interface paths {
          * Purchase import template
          * @description Columns match the import; the file imports unchanged (and a second time creates nothing new).
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `purchases.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.view`.
          */
         get: operations["purchases.demoCsv"];
         put?: never;
@@ -1633,7 +2059,7 @@ export interface paths {
          * Values for the purchase filters
          * @description Only the products you are assigned to, and the resellers you can see (a product-scoped member sees resellers with sales of their products).
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `purchases.view`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.view`.
          */
         get: operations["purchases.filterOptions"];
         put?: never;
@@ -1657,7 +2083,7 @@ export interface paths {
          * Import historical or external purchases
          * @description JSON `purchases` array or multipart `file` (CSV), plus `productMappings`. At most 100000 rows and 33554432 bytes (413 beyond). Creates customers, orders, items and entitlements marked as imported; assigns `serialCode` (creating it as imported if new). Sends no e-mail and records no marketing consent; collects no payment. Re-importing the same rows creates nothing twice (natural key: externalReference + product + customer; rows without externalReference get one derived from their content). A row whose purchase already exists changes nothing, not even its serial. 201: every row accepted. 207: the valid rows were committed and `errors` lists the others; resend only those. 422: no row was valid, nothing was written. 409 SERIALIZATION_FAILURE: a serial named in the file changed hands while the import ran; nothing was written, retry.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `purchases.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`.
          */
         post: operations["purchases.import"];
         delete?: never;
@@ -1679,7 +2105,7 @@ export interface paths {
          * Grant product access without payment
          * @description Choose products (`productId` or `productIds`) and the customer (`customerId`, or `email` to find or create them). `reason` is required and kept with `grantRequestId` for reconciliation. grantType: `perpetual` (default; a new serial per product), `subscription` (one product, access until `accessUntil`, default one year; authorises no recurring charge), `existing_serial` (one product; assigns the available serial `serialId`). Products the customer is already entitled to are skipped. `grantRequestId` makes the call idempotent: a repeat with the same body answers the first result again (header `Idempotent-Replayed: true`), a different body answers 409 GRANT_REQUEST_CONFLICT. `sendProductPurchaseEmails` queues one e-mail per granted product, sent after commit. Never charges, refunds or authorises billing.
          *
-         *     Bearer JWT; workspace and product scope apply. Requires `purchases.manage`.
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `purchases.manage`.
          */
         post: operations["purchases.manualGrant"];
         delete?: never;
@@ -1776,17 +2202,779 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customer-portal/session/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a buyer a one-time sign-in link
+         * @description Sends `PUBLIC_BASE_URL/portal/<workspace>/sign-in#token=pcl_…` (single use, valid 15 minutes) when the address is an active customer of that workspace and its portal is on. The answer is the same, and the request does the same work, whether or not the workspace or the customer exists: the link is sent by a background job. At most 5 requests per workspace and address, and 20 per client address, an hour (429 RATE_LIMITED).
+         *
+         *     Public: no credential required.
+         */
+        post: operations["customerPortal.session.requestLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in
+         * @description The signed-in buyer, their workspace (name and portal address) and when the session ends.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        get: operations["customerPortal.session.get"];
+        put?: never;
+        /**
+         * Sign in with a sign-in link’s token
+         * @description Uses the link once and opens a buyer session: an HttpOnly, SameSite=Lax cookie (Secure over HTTPS) scoped to the portal API for browsers, and the same token in the body for other clients (`Authorization: Bearer pcs_…`). Sessions last 12 hours and belong to one workspace. An unknown, used or expired token answers 401; a workspace whose portal is off, 404.
+         *
+         *     Public: no credential required.
+         */
+        post: operations["customerPortal.session.create"];
+        /**
+         * Sign out
+         * @description Ends the session (its token stops working at once) and clears the cookie.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        delete: operations["customerPortal.session.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The buyer’s orders
+         * @description The signed-in buyer’s orders in this workspace, newest first, with their items, amounts (minor units) and refund state. An order the vendor hid with `customer-portal-order/hide` is not listed until `show` brings it back.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        get: operations["customerPortal.orders.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the buyer’s orders
+         * @description A hidden order, another buyer’s or another workspace’s answers 404.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        get: operations["customerPortal.orders.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/licenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The buyer’s license keys and the devices using them
+         * @description Every serial assigned to the buyer in this workspace (code, product, status, expiry, seats used and allowed) with the devices holding its seats.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        get: operations["customerPortal.licenses.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/licenses/{serialId}/activations/{activationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a device
+         * @description Frees the seat this device holds, so the plugin can be activated on another computer; the released machine’s next validation answers `MACHINE_NOT_ACTIVATED`. At most 3 releases per serial in 30 days (429 DEVICE_RELEASE_LIMIT with `nextReleaseAt` and Retry-After); refused for a suspended or revoked serial (409 SERIAL_NOT_RELEASABLE). The release appears in the serial’s audit trail with the buyer as its actor. A seat already free answers the license unchanged.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        delete: operations["customerPortal.licenses.releaseDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/licenses/{serialId}/offline-activations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate a computer without internet (offline activation)
+         * @description Takes the machine request file the plugin wrote on the offline computer (as JSON, or as the multipart `file`) and answers the license file to copy back: the same Ed25519-signed license token the licensing runtime issues, bound to that machine, taking one seat of this serial. The plugin verifies it offline with the product’s published key (`/api/licensing/v1/keys`); it lasts the product’s offline grace, never past the serial’s end. The same machine again answers 200 with a fresh file for its seat. A request naming another serial or product answers 422 MACHINE_REQUEST_MISMATCH; a full serial 422 MACHINE_LIMIT_EXCEEDED; an unusable serial its licensing code (LICENSE_SUSPENDED …).
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        post: operations["customerPortal.licenses.activateOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/keys/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail the buyer their license keys
+         * @description Queues an e-mail to the buyer’s address listing their license keys of this workspace (sent by a background job). At most 3 an hour (429 RATE_LIMITED).
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        post: operations["customerPortal.keys.resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/downloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The files the buyer may download
+         * @description Delivery files kept in private storage of the products the buyer is entitled to now (an active entitlement; a refunded item’s product is gone), with their version and its changelog. Files the vendor hosts elsewhere are not offered here.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        get: operations["customerPortal.downloads.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customer-portal/downloads/{fileId}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A private download link for one file
+         * @description An absolute private link valid for 300 seconds (fetch it at once, never publish it). A file the buyer is not entitled to answers 404; without private storage, 503.
+         *
+         *     Customer portal: a buyer's session of one workspace (the `patchbay_customer_session` cookie, or `Authorization: Bearer pcs_…`); developer and partner credentials are refused with 401. A workspace whose portal is off answers 404.
+         */
+        post: operations["customerPortal.downloads.link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/customer-portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The buyers’ portal address to share
+         * @description Where the workspace’s buyers sign in to see their orders, license keys, devices and downloads (`url`), and whether the portal is on.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply.
+         */
+        get: operations["customerPortal.settings.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn the buyers’ portal on or off, or change its slug
+         * @description Off: every portal route answers 404 for this workspace and its buyers’ sessions stop working (they work again when it is turned back on, until they expire). A slug already used by another workspace answers 409 CONFLICT; links with the workspace id keep working after a slug is set.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `workspace.manage`. Requires all-products workspace access.
+         */
+        patch: operations["customerPortal.settings.update"];
+        trace?: never;
+    };
+    "/api/developer/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook event catalogue
+         * @description Every event type with its version and the JSON Schema of its `data` (the same schemas as the OpenAPI document’s `webhooks` section). Every member may read it.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply.
+         */
+        get: operations["webhooks.eventTypes.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Webhook endpoints
+         * @description The workspace’s endpoints, oldest first. Secrets are never shown again.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        get: operations["webhooks.endpoints.list"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Answers the signing secret once (`whsec_…`; kept encrypted, never shown again). `events` lists the types to receive, or `["*"]` for all. The URL must be https, or http to a host the deployment allows (WEBHOOK_ALLOWED_HOSTS); an address in a private, loopback, link-local or otherwise non-public range is refused (422 WEBHOOK_URL_NOT_ALLOWED), here and again at every delivery. At most 20 endpoints per workspace (409 WEBHOOK_ENDPOINT_LIMIT_REACHED). `Idempotency-Key` is ignored: a replay would show the secret twice. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        post: operations["webhooks.endpoints.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/webhooks/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint
+         * @description Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        get: operations["webhooks.endpoints.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description The endpoint and its delivery log go; nothing more is sent to it. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        delete: operations["webhooks.endpoints.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes what is sent. `enabled: false` stops deliveries (queued ones fail); `enabled: true` starts them again and forgets past failures (redeliver what failed with …/redeliver-failed). A new URL is checked as at creation. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        patch: operations["webhooks.endpoints.update"];
+        trace?: never;
+    };
+    "/api/developer/webhooks/endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint’s signing secret
+         * @description Answers the new secret once. Until `previous_secret_expires_at` (24 hours by default, WEBHOOK_SECRET_OVERLAP_HOURS) every delivery carries two signatures in `webhook-signature`, one per secret, so a receiver verifies with either while it switches; rotating again ends the overlap of the secret before. Audited.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        post: operations["webhooks.endpoints.rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/webhooks/endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook.test` event to this endpoint alone and answers its delivery (202); follow it in the delivery log. A disabled endpoint answers 409 WEBHOOK_ENDPOINT_DISABLED.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        post: operations["webhooks.endpoints.sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/webhooks/endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint’s delivery log
+         * @description Deliveries newest first, with their attempts, the last answer’s status, duration and first 2 KB, and the next attempt’s time; `status` filters. Deliveries are kept 30 days.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        get: operations["webhooks.deliveries.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/webhooks/endpoints/{endpointId}/redeliver-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send failed events again
+         * @description Queues again every failed delivery of the endpoint whose event came at or after `since`, as new deliveries (attempted now, retried on the schedule); at most 10000 per request (`more`: send it again). A disabled endpoint answers 409 WEBHOOK_ENDPOINT_DISABLED.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        post: operations["webhooks.deliveries.redeliverFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/developer/webhooks/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one delivery again
+         * @description Queues the delivery again as new, whatever its state: attempted now with the same event id (receivers deduplicate on `webhook-id`) and retried on the schedule if that fails; an attempt still queued for it is dropped. Answers the delivery (202). A disabled endpoint answers 409 WEBHOOK_ENDPOINT_DISABLED.
+         *
+         *     Bearer JWT, a console session or an API token; workspace and product scope apply. Requires `webhooks.manage`. Requires all-products workspace access.
+         */
+        post: operations["webhooks.deliveries.redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer relationship became active
+         * @description A customer joined the workspace: created by a customer, serial or purchase import, a checkout sale or a manual grant, or re-added after removal. One event per customer; `customer_id` is the id customer rows show.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.customerCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer relationship was removed
+         * @description DELETE /api/developer/customers/{customerId} removed the relationship (purchases and financial records are kept).
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.customerRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "serial.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Serials were generated
+         * @description One event per generation (POST /api/developer/serials/generate), whatever the quantity: the count and every id.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.serialGenerated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "serial.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An available serial was assigned to a customer
+         * @description A serial of the inventory went to a customer: by a purchase import or a manual grant (`via`).
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.serialAssigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "serial.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A serial’s status changed through an action
+         * @description One of the six serial actions (activate, reactivate, deactivate, suspend, unsuspend, revoke) changed its status. Devices released by the action are counted in `released_activations` (no activation.released event each).
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.serialStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "activation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device took a seat of a serial
+         * @description A new activation: a plugin activated through the licensing runtime, or a buyer activated a device offline in the buyers’ portal (`via`). Re-activating the same machine is not a new activation.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.activationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "activation.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device released its seat
+         * @description An activation was released: by the plugin (licensing runtime `deactivate`), by the developer API (DELETE …/serials/{serialId}/activations/{activationId}) or by the buyer in the buyers’ portal (`released_by`).
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.activationReleased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A purchase (an order item) was recorded
+         * @description One event per order item, for every way a purchase arrives (`channel`): a managed-checkout sale, an import, a manual grant. An import row seen before (the same order item) records nothing and sends nothing.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.purchaseRecorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A purchase was refunded (in part or in full)
+         * @description A refund of an order item was recorded (reported by the managed checkout or a connected store): this refund’s amount and the item’s refunded total. `order_item_id` is that of the item’s purchase.recorded event.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.purchaseRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "import.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A queued import finished
+         * @description An import that answered 202 (run as a job) succeeded or failed; the counts are those of GET /api/developer/imports/{importId}. Imports answered at once (201/207/422) report in their answer and send no event.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.importFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner.agreement.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A partner agreement’s status changed
+         * @description The developer changed an agreement’s status (active, paused, ended), or the recipient accepted an invitation (pending → accepted).
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.partnerAgreementStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "partner.consent.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A party consented to an agreement’s live terms
+         * @description The developer or the recipient gave live consent; `live_terms_consented` is true once both have.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.partnerConsentRecorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.transfer.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout transfer to a partner changed status
+         * @description A payout run reserved a transfer, its provider accepted it, it needs reconciliation, or it was paid or failed.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.payoutTransferStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Sent to one endpoint by POST /api/developer/webhooks/endpoints/{endpointId}/test; never sent otherwise and not subscribable.
+         *
+         *     Event version 1. Signed as the Standard Webhooks specification says; see docs/api/webhooks.md.
+         */
+        post: operations["webhookEvents.webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description RFC 9457 problem details */
         Problem: {
+            /** @description PUBLIC_BASE_URL/docs/errors#CODE: the code's entry in this deployment's error catalogue */
             type: string;
             title: string;
             status: number;
             detail: string;
-            /** @description Stable UPPER_SNAKE error code; see the README error catalogue */
+            /** @description Stable UPPER_SNAKE error code; every code is listed at /docs/errors (docs/errors.md) */
             code: string;
             requestId: string;
             errors?: {
@@ -2295,11 +3483,83 @@ export interface components {
             [key: string]: unknown;
         };
         PrivateLink: {
-            /** @description A private link on this service: fetch it within expiresIn seconds and never publish it */
+            /**
+             * Format: uri
+             * @description An absolute private link on this service (built from PUBLIC_BASE_URL; `curl -OJ "$url"` works): fetch it within expiresIn seconds and never publish it. Its `signature` is redacted from every log
+             */
             url: string;
             filename: string;
             /** @enum {number} */
             expiresIn: 300;
+        };
+        /** @description One of the buyer’s orders (hidden orders are never shown) */
+        CustomerPortalOrder: {
+            order_id: number;
+            /** Format: date-time */
+            purchased_at: string;
+            status: string;
+            /** @description none, partial or full */
+            refund_status: string;
+            /** @description true for paid managed-checkout orders */
+            invoice_available: boolean;
+            currency: string;
+            /** @description Minor units of `currency` */
+            total_cents: number;
+            items: {
+                order_item_id: number;
+                product_id: number;
+                product: string;
+                /** @description What the buyer paid for the item, minor units of `currency` */
+                amount_cents: number;
+                currency: string;
+                refunded_cents: number;
+                refund_status: string;
+            }[];
+        };
+        CustomerPortalLicense: {
+            serial_id: number;
+            /** @description The license key */
+            serial: string;
+            product_id: number;
+            product: string;
+            /** @description available, redeemed, suspended, deactivated or revoked */
+            status: string;
+            expires_at: string | null;
+            max_activations: number;
+            active_activation_count: number;
+            activations: {
+                id: number;
+                machine_name: string | null;
+                /** Format: date-time */
+                first_seen_at: string;
+                /** Format: date-time */
+                last_seen_at: string;
+            }[];
+        };
+        CustomerPortalDownload: {
+            file_id: string;
+            product_id: number;
+            product: string;
+            filename: string;
+            platform: string;
+            type: string;
+            version: string | null;
+            changelog: string | null;
+            releasedAt: string | null;
+            sizeBytes: number | null;
+            /** Format: date-time */
+            uploadedAt: string;
+        };
+        /** @description The workspace’s buyers’ portal */
+        CustomerPortalSettings: {
+            /** @description Whether buyers can sign in (off: every portal route answers 404 for this workspace) */
+            enabled: boolean;
+            slug: string | null;
+            /**
+             * Format: uri
+             * @description The portal address to share with buyers
+             */
+            url: string;
         };
         ProductRow: {
             id: number;
@@ -2307,7 +3567,9 @@ export interface components {
             description: string | null;
             /** @description draft: being set up; active: on sale (partner programs need it); archived: no longer sold. Licensing works in every status. */
             status: "draft" | "active" | "archived";
-            /** @description The live productAppId a plugin sends to the licensing runtime */
+            /** @description The live productAppId a plugin sends to the licensing runtime (the name the runtime, the fixtures and the banner use) */
+            productAppId: string;
+            /** @description The same value as `productAppId`, under its earlier name (kept for existing clients) */
             appId: string;
             /** @description List price in minor units of `currency` */
             priceCents: number;
@@ -2413,7 +3675,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/validation-failed",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#VALIDATION_FAILED",
                  *       "title": "Request validation failed",
                  *       "status": 400,
                  *       "detail": "Request validation failed",
@@ -2433,7 +3695,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/unauthenticated",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#UNAUTHENTICATED",
                  *       "title": "Authentication required",
                  *       "status": 401,
                  *       "detail": "Authentication required",
@@ -2453,7 +3715,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/forbidden",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#FORBIDDEN",
                  *       "title": "Permission denied",
                  *       "status": 403,
                  *       "detail": "Permission denied",
@@ -2473,11 +3735,31 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/not-found",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#NOT_FOUND",
                  *       "title": "Not found",
                  *       "status": 404,
                  *       "detail": "Not found",
                  *       "code": "NOT_FOUND",
+                 *       "requestId": "7f9c2ba4-e88f-4a1d-8a4b-2f1c9f0a5b11"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Request Timeout (`code` says why) */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://127.0.0.1:3000/docs/errors#REQUEST_TIMEOUT",
+                 *       "title": "The request was not received in time",
+                 *       "status": 408,
+                 *       "detail": "The request was not received in time",
+                 *       "code": "REQUEST_TIMEOUT",
                  *       "requestId": "7f9c2ba4-e88f-4a1d-8a4b-2f1c9f0a5b11"
                  *     }
                  */
@@ -2494,7 +3776,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/conflict",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#CONFLICT",
                  *       "title": "Conflict with the current state",
                  *       "status": 409,
                  *       "detail": "Conflict with the current state",
@@ -2514,7 +3796,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/link-expired",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#LINK_EXPIRED",
                  *       "title": "This private link has expired",
                  *       "status": 410,
                  *       "detail": "This private link has expired",
@@ -2534,7 +3816,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/payload-too-large",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#PAYLOAD_TOO_LARGE",
                  *       "title": "Request body too large",
                  *       "status": 413,
                  *       "detail": "Request body too large",
@@ -2554,7 +3836,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/unsupported-media-type",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#UNSUPPORTED_MEDIA_TYPE",
                  *       "title": "Unsupported content type",
                  *       "status": 415,
                  *       "detail": "Unsupported content type",
@@ -2574,11 +3856,11 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/idempotency-key-reused",
-                 *       "title": "This Idempotency-Key was used for a different request",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#CHECKOUT_CURRENCY_MISMATCH",
+                 *       "title": "The sale is not in the product’s currency",
                  *       "status": 422,
-                 *       "detail": "This Idempotency-Key was used for a different request",
-                 *       "code": "IDEMPOTENCY_KEY_REUSED",
+                 *       "detail": "The sale is not in the product’s currency",
+                 *       "code": "CHECKOUT_CURRENCY_MISMATCH",
                  *       "requestId": "7f9c2ba4-e88f-4a1d-8a4b-2f1c9f0a5b11"
                  *     }
                  */
@@ -2596,7 +3878,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/rate-limited",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#RATE_LIMITED",
                  *       "title": "Too many requests",
                  *       "status": 429,
                  *       "detail": "Too many requests",
@@ -2616,7 +3898,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/internal",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#INTERNAL",
                  *       "title": "Internal error",
                  *       "status": 500,
                  *       "detail": "Internal error",
@@ -2637,7 +3919,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://patchbay.dev/problems/service-unavailable",
+                 *       "type": "http://127.0.0.1:3000/docs/errors#SERVICE_UNAVAILABLE",
                  *       "title": "Service unavailable",
                  *       "status": 503,
                  *       "detail": "Service unavailable",
@@ -2711,7 +3993,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://patchbay.dev/problems/unauthenticated",
+                     *       "type": "http://127.0.0.1:3000/docs/errors#UNAUTHENTICATED",
                      *       "title": "Authentication required",
                      *       "status": 401,
                      *       "detail": "Authentication required",
@@ -2880,6 +4162,918 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    "session.link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ann.lee@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true,
+                     *       "message": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "session.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to describe; without it, the only workspace of a member of one
+                 * @example 1
+                 */
+                "x-workspace-id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "expiresAt": "2026-11-24T10:00:00.000Z",
+                     *       "account": {
+                     *         "id": 1,
+                     *         "email": "ann.lee@example.com"
+                     *       },
+                     *       "workspaces": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Example",
+                     *           "owner": true
+                     *         }
+                     *       ],
+                     *       "workspace": {
+                     *         "id": 1,
+                     *         "name": "Example",
+                     *         "owner": true,
+                     *         "permissions": [
+                     *           "customers.view"
+                     *         ],
+                     *         "products": "all"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        account: {
+                            id: number;
+                            email: string;
+                        };
+                        workspaces: {
+                            id: number;
+                            name: string;
+                            owner: boolean;
+                        }[];
+                        /** @description The selected workspace (X-Workspace-Id, or the only one); null when a member of several picked none */
+                        workspace: {
+                            id: number;
+                            name: string;
+                            owner: boolean;
+                            /** @description Every catalogue permission the member holds here (all of them for an owner or `*`) */
+                            permissions: ("customers.view" | "customers.manage" | "serials.view" | "serials.manage" | "purchases.view" | "purchases.manage" | "purchases.refund" | "products.view" | "products.manage" | "analytics.view" | "reviews.view" | "reviews.manage" | "product_files.view" | "product_files.manage" | "credentials.view" | "storefront.manage" | "partners.view" | "partners.manage" | "members.manage" | "workspace.manage" | "webhooks.manage")[];
+                            /** @description `all`, or the ids of the assigned products */
+                            products: "all" | number[];
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "session.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The `dsl_…` token from the fragment of the e-mailed link */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "example",
+                     *       "expiresAt": "2026-11-24T10:00:00.000Z",
+                     *       "account": {
+                     *         "id": 1,
+                     *         "email": "ann.lee@example.com"
+                     *       },
+                     *       "workspaces": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Example",
+                     *           "owner": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Bearer token for non-browser clients (`Authorization: Bearer pds_…`); browsers use the HttpOnly cookie set with this answer */
+                        token: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        account: {
+                            id: number;
+                            email: string;
+                        };
+                        /** @description The workspaces the account is a member of, owned ones first */
+                        workspaces: {
+                            id: number;
+                            name: string;
+                            owner: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "session.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ended": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ended: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "members.list": {
+        parameters: {
+            query?: {
+                /** @example 1 */
+                page?: number;
+                /**
+                 * @description Page size, at most 500
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": 1,
+                     *           "email": "ann.lee@example.com",
+                     *           "owner": true,
+                     *           "permissions": [
+                     *             "example"
+                     *           ],
+                     *           "products": "all",
+                     *           "invited_at": "2026-11-24T10:00:00.000Z",
+                     *           "joined_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "page": 1,
+                     *       "pageSize": 1
+                     *     }
+                     */
+                    "application/json": {
+                        rows: {
+                            /** @description The member’s account id */
+                            id: number;
+                            email: string;
+                            /** @description The owner holds every permission and product and cannot be removed or changed */
+                            owner: boolean;
+                            permissions: string[];
+                            products: "all" | number[];
+                            /**
+                             * Format: date-time
+                             * @description When the membership was made
+                             */
+                            invited_at: string;
+                            /** @description When the member first signed in after the invitation; null until then */
+                            joined_at: string | null;
+                        }[];
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "members.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ann.lee@example.com",
+                 *       "permissions": [
+                 *         "customers.view"
+                 *       ],
+                 *       "products": "all"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description Permissions from the catalogue (docs/permissions.md); only ones the caller holds */
+                    permissions: ("customers.view" | "customers.manage" | "serials.view" | "serials.manage" | "purchases.view" | "purchases.manage" | "purchases.refund" | "products.view" | "products.manage" | "analytics.view" | "reviews.view" | "reviews.manage" | "product_files.view" | "product_files.manage" | "credentials.view" | "storefront.manage" | "partners.view" | "partners.manage" | "members.manage" | "workspace.manage" | "webhooks.manage" | "*")[];
+                    /** @description `all` (every product, now and later) or the ids of the assigned products; only products the caller is assigned to */
+                    products: "all" | number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": "ann.lee@example.com",
+                     *       "owner": true,
+                     *       "permissions": [
+                     *         "example"
+                     *       ],
+                     *       "products": "all",
+                     *       "invited_at": "2026-11-24T10:00:00.000Z",
+                     *       "joined_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The member’s account id */
+                        id: number;
+                        email: string;
+                        /** @description The owner holds every permission and product and cannot be removed or changed */
+                        owner: boolean;
+                        permissions: string[];
+                        products: "all" | number[];
+                        /**
+                         * Format: date-time
+                         * @description When the membership was made
+                         */
+                        invited_at: string;
+                        /** @description When the member first signed in after the invitation; null until then */
+                        joined_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "members.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The member’s account id
+                 * @example 1
+                 */
+                memberId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "removed": true
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @enum {boolean} */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "members.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The member’s account id
+                 * @example 1
+                 */
+                memberId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "permissions": [
+                 *         "customers.view"
+                 *       ],
+                 *       "products": "all"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Permissions from the catalogue (docs/permissions.md); only ones the caller holds */
+                    permissions?: ("customers.view" | "customers.manage" | "serials.view" | "serials.manage" | "purchases.view" | "purchases.manage" | "purchases.refund" | "products.view" | "products.manage" | "analytics.view" | "reviews.view" | "reviews.manage" | "product_files.view" | "product_files.manage" | "credentials.view" | "storefront.manage" | "partners.view" | "partners.manage" | "members.manage" | "workspace.manage" | "webhooks.manage" | "*")[];
+                    /** @description `all` (every product, now and later) or the ids of the assigned products; only products the caller is assigned to */
+                    products?: "all" | number[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": "ann.lee@example.com",
+                     *       "owner": true,
+                     *       "permissions": [
+                     *         "example"
+                     *       ],
+                     *       "products": "all",
+                     *       "invited_at": "2026-11-24T10:00:00.000Z",
+                     *       "joined_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The member’s account id */
+                        id: number;
+                        email: string;
+                        /** @description The owner holds every permission and product and cannot be removed or changed */
+                        owner: boolean;
+                        permissions: string[];
+                        products: "all" | number[];
+                        /**
+                         * Format: date-time
+                         * @description When the membership was made
+                         */
+                        invited_at: string;
+                        /** @description When the member first signed in after the invitation; null until then */
+                        joined_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "apiTokens.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Example",
+                     *           "prefix": "example",
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "last_used_at": "2026-11-24T10:00:00.000Z",
+                     *           "expires_at": "2026-11-24T10:00:00.000Z",
+                     *           "member": {
+                     *             "id": 1,
+                     *             "email": "ann.lee@example.com"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        rows: {
+                            id: number;
+                            name: string;
+                            /** @description The token’s first 12 characters (`pat_` and 8 more), to recognise it */
+                            prefix: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Updated at most once a minute */
+                            last_used_at: string | null;
+                            /** @description Null: no expiry (until revoked or the member is removed) */
+                            expires_at: string | null;
+                            /** @description The member the token acts as */
+                            member: {
+                                id: number;
+                                email: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "apiTokens.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example",
+                 *       "expiresInDays": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the token is for */
+                    name: string;
+                    /**
+                     * Format: int32
+                     * @description Days until it expires; without it, it never does
+                     */
+                    expiresInDays?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Example",
+                     *       "prefix": "example",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "last_used_at": "2026-11-24T10:00:00.000Z",
+                     *       "expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "member": {
+                     *         "id": 1,
+                     *         "email": "ann.lee@example.com"
+                     *       },
+                     *       "token": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description The token’s first 12 characters (`pat_` and 8 more), to recognise it */
+                        prefix: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Updated at most once a minute */
+                        last_used_at: string | null;
+                        /** @description Null: no expiry (until revoked or the member is removed) */
+                        expires_at: string | null;
+                        /** @description The member the token acts as */
+                        member: {
+                            id: number;
+                            email: string;
+                        };
+                        /** @description The token (`pat_…`), shown this once: only its hash is kept. Send it as `Authorization: Bearer pat_…` */
+                        token: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "apiTokens.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The API token’s record id (from the list), never the token itself
+                 * @example 1
+                 */
+                tokenId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "revoked": true
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @enum {boolean} */
+                        revoked: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "outbox.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": 1,
+                     *           "to": "example",
+                     *           "subject": "example",
+                     *           "text": "example",
+                     *           "links": [
+                     *             "example"
+                     *           ],
+                     *           "sentAt": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        rows: {
+                            /** @description The e-mail job’s id */
+                            id: number;
+                            to: string;
+                            subject: string;
+                            text: string;
+                            /** @description Every address in the text, in order (sign-in and invitation links) */
+                            links: string[];
+                            /** Format: date-time */
+                            sentAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "workspace.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Example",
+                     *       "storefront_url": "https://example.com/",
+                     *       "partner_programs_enabled": true,
+                     *       "customer_portal_enabled": true,
+                     *       "keep_serials_on_refund": true,
+                     *       "customer_portal_url": "https://example.com/"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Where buyers find the products (a product’s own storefront URL wins); packages and referral links use it */
+                        storefront_url: string | null;
+                        /** @description Off: partner programs, their referral links and accounting are closed for the workspace (agreements are kept) */
+                        partner_programs_enabled: boolean;
+                        /** @description Whether buyers can sign in to the workspace’s portal (`PATCH /api/developer/customer-portal` changes it) */
+                        customer_portal_enabled: boolean;
+                        /** @description On: a fully refunded purchase keeps its serial active. Off (the default): a full refund revokes the serial sold with the item, on every channel; a partial refund changes no serial */
+                        keep_serials_on_refund: boolean;
+                        /**
+                         * Format: uri
+                         * @description The buyers’ portal address to share with buyers: where they see their orders, keys, devices and downloads
+                         */
+                        customer_portal_url: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "workspace.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example",
+                 *       "storefront_url": "https://example.com/",
+                 *       "partner_programs_enabled": true,
+                 *       "keep_serials_on_refund": true
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    storefront_url?: string | null;
+                    partner_programs_enabled?: boolean;
+                    keep_serials_on_refund?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Example",
+                     *       "storefront_url": "https://example.com/",
+                     *       "partner_programs_enabled": true,
+                     *       "customer_portal_enabled": true,
+                     *       "keep_serials_on_refund": true,
+                     *       "customer_portal_url": "https://example.com/"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Where buyers find the products (a product’s own storefront URL wins); packages and referral links use it */
+                        storefront_url: string | null;
+                        /** @description Off: partner programs, their referral links and accounting are closed for the workspace (agreements are kept) */
+                        partner_programs_enabled: boolean;
+                        /** @description Whether buyers can sign in to the workspace’s portal (`PATCH /api/developer/customer-portal` changes it) */
+                        customer_portal_enabled: boolean;
+                        /** @description On: a fully refunded purchase keeps its serial active. Off (the default): a full refund revokes the serial sold with the item, on every channel; a partial refund changes no serial */
+                        keep_serials_on_refund: boolean;
+                        /**
+                         * Format: uri
+                         * @description The buyers’ portal address to share with buyers: where they see their orders, keys, devices and downloads
+                         */
+                        customer_portal_url: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     "products.list": {
         parameters: {
             query?: {
@@ -2923,6 +5117,7 @@ export interface operations {
                      *           "name": "Example",
                      *           "description": "example",
                      *           "status": "draft",
+                     *           "productAppId": "example",
                      *           "appId": "example",
                      *           "priceCents": 4900,
                      *           "price": "example",
@@ -2987,10 +5182,13 @@ export interface operations {
                     description?: string | null;
                     /** @description draft: being set up; active: on sale (partner programs need it); archived: no longer sold. Licensing works in every status. */
                     status?: "draft" | "active" | "archived";
+                    /** Format: int32 */
                     priceCents?: number;
                     /** @description ISO 4217 code, any case (kept lower-case) */
                     currency?: string;
+                    /** Format: int32 */
                     maxActivations?: number;
+                    /** Format: int32 */
                     offlineGraceDays?: number;
                     storefrontUrl?: string | null;
                     currentVersion?: string | null;
@@ -3016,6 +5214,7 @@ export interface operations {
                      *       "name": "Example",
                      *       "description": "example",
                      *       "status": "draft",
+                     *       "productAppId": "example",
                      *       "appId": "example",
                      *       "priceCents": 4900,
                      *       "price": "example",
@@ -3066,6 +5265,7 @@ export interface operations {
                      *       "name": "Example",
                      *       "description": "example",
                      *       "status": "draft",
+                     *       "productAppId": "example",
                      *       "appId": "example",
                      *       "priceCents": 4900,
                      *       "price": "example",
@@ -3122,10 +5322,13 @@ export interface operations {
                     description?: string | null;
                     /** @description draft: being set up; active: on sale (partner programs need it); archived: no longer sold. Licensing works in every status. */
                     status?: "draft" | "active" | "archived";
+                    /** Format: int32 */
                     priceCents?: number;
                     /** @description ISO 4217 code, any case (kept lower-case) */
                     currency?: string;
+                    /** Format: int32 */
                     maxActivations?: number;
+                    /** Format: int32 */
                     offlineGraceDays?: number;
                     storefrontUrl?: string | null;
                     currentVersion?: string | null;
@@ -3150,6 +5353,7 @@ export interface operations {
                      *       "name": "Example",
                      *       "description": "example",
                      *       "status": "draft",
+                     *       "productAppId": "example",
                      *       "appId": "example",
                      *       "priceCents": 4900,
                      *       "price": "example",
@@ -3263,6 +5467,7 @@ export interface operations {
                     platform?: "windows" | "macos" | "linux" | "ios" | "android" | "any";
                     type?: "installer" | "plugin" | "archive" | "sample_pack" | "preset" | "manual" | "other";
                     version?: string;
+                    /** Format: int64 */
                     sizeBytes?: number;
                 } & {
                     [key: string]: unknown;
@@ -3665,7 +5870,8 @@ export interface operations {
                      *       "lastPluginConnectionAt": "2026-11-24T10:00:00.000Z",
                      *       "supportedModes": [
                      *         "example"
-                     *       ]
+                     *       ],
+                     *       "rotationOverlapSeconds": 1
                      *     }
                      */
                     "application/json": {
@@ -3688,6 +5894,8 @@ export interface operations {
                         lastGeneratedAt: string | null;
                         lastPluginConnectionAt: string | null;
                         supportedModes: string[];
+                        /** @description How long the previous product key of this environment stays accepted after a regenerate rotates it (PRODUCT_KEY_ROTATION_OVERLAP_DAYS on live, 0 on test), so a client can say so before rotating */
+                        rotationOverlapSeconds: number;
                     } & {
                         [key: string]: unknown;
                     };
@@ -4054,6 +6262,7 @@ export interface operations {
                  */
                 "application/json": {
                     reviews: ({
+                        /** Format: int32 */
                         rating: number;
                         title?: string;
                         body?: string;
@@ -4320,6 +6529,1395 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    "partners.programs.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "programs": [
+                     *         {
+                     *           "id": 1,
+                     *           "kind": "example",
+                     *           "name": "Example",
+                     *           "recipient_email": "ann.lee@example.com",
+                     *           "status": "example",
+                     *           "referral_code": "example",
+                     *           "referral_url": "https://example.com/",
+                     *           "terms_version": 1,
+                     *           "accepted_terms_version": 1,
+                     *           "proposed_terms_version": 1,
+                     *           "revision_pending": true,
+                     *           "policy_version": "1.0.0",
+                     *           "payout_policy_version": "1.0.0",
+                     *           "accepted_terms": {
+                     *             "terms_version": 1,
+                     *             "rate_bps": 1000,
+                     *             "product_rates": [
+                     *               {
+                     *                 "product_id": 1,
+                     *                 "rate_bps": 1000
+                     *               }
+                     *             ],
+                     *             "attribution_window_days": 1,
+                     *             "include_reseller_sales": true,
+                     *             "effective_from": "2026-11-24T10:00:00.000Z",
+                     *             "payout_policy_version": "1.0.0"
+                     *           },
+                     *           "proposed_terms": {
+                     *             "terms_version": 1,
+                     *             "rate_bps": 1000,
+                     *             "product_rates": [
+                     *               {
+                     *                 "product_id": 1,
+                     *                 "rate_bps": 1000
+                     *               }
+                     *             ],
+                     *             "attribution_window_days": 1,
+                     *             "include_reseller_sales": true,
+                     *             "effective_from": "2026-11-24T10:00:00.000Z",
+                     *             "payout_policy_version": "1.0.0"
+                     *           },
+                     *           "terms_history": [
+                     *             {
+                     *               "terms_version": 1,
+                     *               "rate_bps": 1000,
+                     *               "product_rates": [
+                     *                 {
+                     *                   "product_id": 1,
+                     *                   "rate_bps": 1000
+                     *                 }
+                     *               ],
+                     *               "attribution_window_days": 1,
+                     *               "include_reseller_sales": true,
+                     *               "effective_from": "2026-11-24T10:00:00.000Z",
+                     *               "payout_policy_version": "1.0.0"
+                     *             }
+                     *           ],
+                     *           "accepted_at": "2026-11-24T10:00:00.000Z",
+                     *           "invitation": {
+                     *             "status": "example",
+                     *             "terms_version": 1,
+                     *             "expires_at": "2026-11-24T10:00:00.000Z",
+                     *             "email_queued": true
+                     *           },
+                     *           "consent": {
+                     *             "policy_version": "1.0.0",
+                     *             "developer": {
+                     *               "terms_version": 1,
+                     *               "consented_at": "2026-11-24T10:00:00.000Z"
+                     *             },
+                     *             "recipient": {
+                     *               "terms_version": 1,
+                     *               "consented_at": "2026-11-24T10:00:00.000Z"
+                     *             },
+                     *             "live_terms_consented": true
+                     *           },
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        programs: {
+                            id: number;
+                            kind: string;
+                            name: string;
+                            recipient_email: string;
+                            /** @description pending (not accepted yet), accepted, active, paused, ended */
+                            status: string;
+                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
+                            referral_code: string | null;
+                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
+                            referral_url: string | null;
+                            /** @description the accepted terms in force */
+                            terms_version: number | null;
+                            accepted_terms_version: number | null;
+                            proposed_terms_version: number;
+                            revision_pending: boolean;
+                            policy_version: string;
+                            payout_policy_version: string;
+                            accepted_terms: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            proposed_terms: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            terms_history: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            accepted_at: string | null;
+                            invitation: ({
+                                /** @description pending, accepted, revoked or expired */
+                                status: string;
+                                terms_version: number;
+                                /** Format: date-time */
+                                expires_at: string;
+                                email_queued: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            consent: {
+                                policy_version: string;
+                                developer: {
+                                    terms_version: number;
+                                    consented_at: string;
+                                } | null;
+                                recipient: {
+                                    terms_version: number;
+                                    consented_at: string;
+                                } | null;
+                                live_terms_consented: boolean;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partners.programs.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "affiliate",
+                 *       "recipient_email": "ann.lee@example.com",
+                 *       "name": "Example",
+                 *       "rate_bps": 1000,
+                 *       "product_rates": [
+                 *         {
+                 *           "product_id": 1,
+                 *           "rate_bps": 1000
+                 *         }
+                 *       ],
+                 *       "attribution_window_days": 1,
+                 *       "include_reseller_sales": true,
+                 *       "effective_from": "2026-11-24T10:00:00.000Z",
+                 *       "send_email": true
+                 *     }
+                 */
+                "application/json": {
+                    kind: "affiliate" | "collaborator";
+                    /** Format: email */
+                    recipient_email: string;
+                    name: string;
+                    /**
+                     * Format: int32
+                     * @description basis points (0–10000)
+                     */
+                    rate_bps: number;
+                    product_rates?: {
+                        /** Format: int32 */
+                        product_id: number;
+                        /**
+                         * Format: int32
+                         * @description basis points (0–10000)
+                         */
+                        rate_bps: number;
+                    }[];
+                    /** Format: int32 */
+                    attribution_window_days?: number;
+                    include_reseller_sales?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description When the terms take effect; never in the past
+                     */
+                    effective_from?: string;
+                    /** @description Queue the invitation e-mail (default true) */
+                    send_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agreement": {
+                     *         "id": 1,
+                     *         "kind": "example",
+                     *         "name": "Example",
+                     *         "recipient_email": "ann.lee@example.com",
+                     *         "status": "example",
+                     *         "referral_code": "example",
+                     *         "referral_url": "https://example.com/",
+                     *         "terms_version": 1,
+                     *         "accepted_terms_version": 1,
+                     *         "proposed_terms_version": 1,
+                     *         "revision_pending": true,
+                     *         "policy_version": "1.0.0",
+                     *         "payout_policy_version": "1.0.0",
+                     *         "accepted_terms": {
+                     *           "terms_version": 1,
+                     *           "rate_bps": 1000,
+                     *           "product_rates": [
+                     *             {
+                     *               "product_id": 1,
+                     *               "rate_bps": 1000
+                     *             }
+                     *           ],
+                     *           "attribution_window_days": 1,
+                     *           "include_reseller_sales": true,
+                     *           "effective_from": "2026-11-24T10:00:00.000Z",
+                     *           "payout_policy_version": "1.0.0"
+                     *         },
+                     *         "proposed_terms": {
+                     *           "terms_version": 1,
+                     *           "rate_bps": 1000,
+                     *           "product_rates": [
+                     *             {
+                     *               "product_id": 1,
+                     *               "rate_bps": 1000
+                     *             }
+                     *           ],
+                     *           "attribution_window_days": 1,
+                     *           "include_reseller_sales": true,
+                     *           "effective_from": "2026-11-24T10:00:00.000Z",
+                     *           "payout_policy_version": "1.0.0"
+                     *         },
+                     *         "terms_history": [
+                     *           {
+                     *             "terms_version": 1,
+                     *             "rate_bps": 1000,
+                     *             "product_rates": [
+                     *               {
+                     *                 "product_id": 1,
+                     *                 "rate_bps": 1000
+                     *               }
+                     *             ],
+                     *             "attribution_window_days": 1,
+                     *             "include_reseller_sales": true,
+                     *             "effective_from": "2026-11-24T10:00:00.000Z",
+                     *             "payout_policy_version": "1.0.0"
+                     *           }
+                     *         ],
+                     *         "accepted_at": "2026-11-24T10:00:00.000Z",
+                     *         "invitation": {
+                     *           "status": "example",
+                     *           "terms_version": 1,
+                     *           "expires_at": "2026-11-24T10:00:00.000Z",
+                     *           "email_queued": true
+                     *         },
+                     *         "consent": {
+                     *           "policy_version": "1.0.0",
+                     *           "developer": {
+                     *             "terms_version": 1,
+                     *             "consented_at": "2026-11-24T10:00:00.000Z"
+                     *           },
+                     *           "recipient": {
+                     *             "terms_version": 1,
+                     *             "consented_at": "2026-11-24T10:00:00.000Z"
+                     *           },
+                     *           "live_terms_consented": true
+                     *         },
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "proposal": {
+                     *         "terms_version": 1
+                     *       },
+                     *       "invitation": {
+                     *         "status": "pending",
+                     *         "terms_version": 1,
+                     *         "expires_at": "2026-11-24T10:00:00.000Z",
+                     *         "email_queued": true,
+                     *         "delivery": "queued",
+                     *         "invitation_link": "example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        agreement: {
+                            id: number;
+                            kind: string;
+                            name: string;
+                            recipient_email: string;
+                            /** @description pending (not accepted yet), accepted, active, paused, ended */
+                            status: string;
+                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
+                            referral_code: string | null;
+                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
+                            referral_url: string | null;
+                            /** @description the accepted terms in force */
+                            terms_version: number | null;
+                            accepted_terms_version: number | null;
+                            proposed_terms_version: number;
+                            revision_pending: boolean;
+                            policy_version: string;
+                            payout_policy_version: string;
+                            accepted_terms: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            proposed_terms: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            terms_history: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            accepted_at: string | null;
+                            invitation: ({
+                                /** @description pending, accepted, revoked or expired */
+                                status: string;
+                                terms_version: number;
+                                /** Format: date-time */
+                                expires_at: string;
+                                email_queued: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            consent: {
+                                policy_version: string;
+                                developer: {
+                                    terms_version: number;
+                                    consented_at: string;
+                                } | null;
+                                recipient: {
+                                    terms_version: number;
+                                    consented_at: string;
+                                } | null;
+                                live_terms_consented: boolean;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        proposal: {
+                            terms_version: number;
+                        };
+                        invitation: {
+                            /** @enum {string} */
+                            status: "pending";
+                            terms_version: number;
+                            /** Format: date-time */
+                            expires_at: string;
+                            email_queued: boolean;
+                            delivery: "queued" | "not_sent";
+                            /** @description Only with send_email false: deliver it yourself; it is shown once and never stored */
+                            invitation_link?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partners.programs.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example",
+                 *       "rate_bps": 1000,
+                 *       "product_rates": [
+                 *         {
+                 *           "product_id": 1,
+                 *           "rate_bps": 1000
+                 *         }
+                 *       ],
+                 *       "attribution_window_days": 1,
+                 *       "include_reseller_sales": true,
+                 *       "effective_from": "2026-11-24T10:00:00.000Z",
+                 *       "send_email": true
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /**
+                     * Format: int32
+                     * @description basis points (0–10000)
+                     */
+                    rate_bps?: number;
+                    product_rates?: {
+                        /** Format: int32 */
+                        product_id: number;
+                        /**
+                         * Format: int32
+                         * @description basis points (0–10000)
+                         */
+                        rate_bps: number;
+                    }[];
+                    /** Format: int32 */
+                    attribution_window_days?: number;
+                    include_reseller_sales?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description When the terms take effect; never in the past
+                     */
+                    effective_from?: string;
+                    send_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agreement": {
+                     *         "id": 1,
+                     *         "kind": "example",
+                     *         "name": "Example",
+                     *         "recipient_email": "ann.lee@example.com",
+                     *         "status": "example",
+                     *         "referral_code": "example",
+                     *         "referral_url": "https://example.com/",
+                     *         "terms_version": 1,
+                     *         "accepted_terms_version": 1,
+                     *         "proposed_terms_version": 1,
+                     *         "revision_pending": true,
+                     *         "policy_version": "1.0.0",
+                     *         "payout_policy_version": "1.0.0",
+                     *         "accepted_terms": {
+                     *           "terms_version": 1,
+                     *           "rate_bps": 1000,
+                     *           "product_rates": [
+                     *             {
+                     *               "product_id": 1,
+                     *               "rate_bps": 1000
+                     *             }
+                     *           ],
+                     *           "attribution_window_days": 1,
+                     *           "include_reseller_sales": true,
+                     *           "effective_from": "2026-11-24T10:00:00.000Z",
+                     *           "payout_policy_version": "1.0.0"
+                     *         },
+                     *         "proposed_terms": {
+                     *           "terms_version": 1,
+                     *           "rate_bps": 1000,
+                     *           "product_rates": [
+                     *             {
+                     *               "product_id": 1,
+                     *               "rate_bps": 1000
+                     *             }
+                     *           ],
+                     *           "attribution_window_days": 1,
+                     *           "include_reseller_sales": true,
+                     *           "effective_from": "2026-11-24T10:00:00.000Z",
+                     *           "payout_policy_version": "1.0.0"
+                     *         },
+                     *         "terms_history": [
+                     *           {
+                     *             "terms_version": 1,
+                     *             "rate_bps": 1000,
+                     *             "product_rates": [
+                     *               {
+                     *                 "product_id": 1,
+                     *                 "rate_bps": 1000
+                     *               }
+                     *             ],
+                     *             "attribution_window_days": 1,
+                     *             "include_reseller_sales": true,
+                     *             "effective_from": "2026-11-24T10:00:00.000Z",
+                     *             "payout_policy_version": "1.0.0"
+                     *           }
+                     *         ],
+                     *         "accepted_at": "2026-11-24T10:00:00.000Z",
+                     *         "invitation": {
+                     *           "status": "example",
+                     *           "terms_version": 1,
+                     *           "expires_at": "2026-11-24T10:00:00.000Z",
+                     *           "email_queued": true
+                     *         },
+                     *         "consent": {
+                     *           "policy_version": "1.0.0",
+                     *           "developer": {
+                     *             "terms_version": 1,
+                     *             "consented_at": "2026-11-24T10:00:00.000Z"
+                     *           },
+                     *           "recipient": {
+                     *             "terms_version": 1,
+                     *             "consented_at": "2026-11-24T10:00:00.000Z"
+                     *           },
+                     *           "live_terms_consented": true
+                     *         },
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "invitation": {
+                     *         "status": "pending",
+                     *         "terms_version": 1,
+                     *         "expires_at": "2026-11-24T10:00:00.000Z",
+                     *         "email_queued": true,
+                     *         "delivery": "queued",
+                     *         "invitation_link": "example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        agreement: {
+                            id: number;
+                            kind: string;
+                            name: string;
+                            recipient_email: string;
+                            /** @description pending (not accepted yet), accepted, active, paused, ended */
+                            status: string;
+                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
+                            referral_code: string | null;
+                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
+                            referral_url: string | null;
+                            /** @description the accepted terms in force */
+                            terms_version: number | null;
+                            accepted_terms_version: number | null;
+                            proposed_terms_version: number;
+                            revision_pending: boolean;
+                            policy_version: string;
+                            payout_policy_version: string;
+                            accepted_terms: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            proposed_terms: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            terms_history: ({
+                                terms_version: number;
+                                rate_bps: number;
+                                product_rates: {
+                                    product_id: number;
+                                    rate_bps: number;
+                                }[];
+                                attribution_window_days: number;
+                                include_reseller_sales: boolean;
+                                /** Format: date-time */
+                                effective_from: string;
+                                payout_policy_version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            accepted_at: string | null;
+                            invitation: ({
+                                /** @description pending, accepted, revoked or expired */
+                                status: string;
+                                terms_version: number;
+                                /** Format: date-time */
+                                expires_at: string;
+                                email_queued: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            consent: {
+                                policy_version: string;
+                                developer: {
+                                    terms_version: number;
+                                    consented_at: string;
+                                } | null;
+                                recipient: {
+                                    terms_version: number;
+                                    consented_at: string;
+                                } | null;
+                                live_terms_consented: boolean;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        invitation: {
+                            /** @enum {string} */
+                            status: "pending";
+                            terms_version: number;
+                            /** Format: date-time */
+                            expires_at: string;
+                            email_queued: boolean;
+                            delivery: "queued" | "not_sent";
+                            /** @description Only with send_email false: deliver it yourself; it is shown once and never stored */
+                            invitation_link?: string;
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partners.programs.setStatus": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": {
+                    status: "active" | "paused" | "ended";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "kind": "example",
+                     *       "name": "Example",
+                     *       "recipient_email": "ann.lee@example.com",
+                     *       "status": "example",
+                     *       "referral_code": "example",
+                     *       "referral_url": "https://example.com/",
+                     *       "terms_version": 1,
+                     *       "accepted_terms_version": 1,
+                     *       "proposed_terms_version": 1,
+                     *       "revision_pending": true,
+                     *       "policy_version": "1.0.0",
+                     *       "payout_policy_version": "1.0.0",
+                     *       "accepted_terms": {
+                     *         "terms_version": 1,
+                     *         "rate_bps": 1000,
+                     *         "product_rates": [
+                     *           {
+                     *             "product_id": 1,
+                     *             "rate_bps": 1000
+                     *           }
+                     *         ],
+                     *         "attribution_window_days": 1,
+                     *         "include_reseller_sales": true,
+                     *         "effective_from": "2026-11-24T10:00:00.000Z",
+                     *         "payout_policy_version": "1.0.0"
+                     *       },
+                     *       "proposed_terms": {
+                     *         "terms_version": 1,
+                     *         "rate_bps": 1000,
+                     *         "product_rates": [
+                     *           {
+                     *             "product_id": 1,
+                     *             "rate_bps": 1000
+                     *           }
+                     *         ],
+                     *         "attribution_window_days": 1,
+                     *         "include_reseller_sales": true,
+                     *         "effective_from": "2026-11-24T10:00:00.000Z",
+                     *         "payout_policy_version": "1.0.0"
+                     *       },
+                     *       "terms_history": [
+                     *         {
+                     *           "terms_version": 1,
+                     *           "rate_bps": 1000,
+                     *           "product_rates": [
+                     *             {
+                     *               "product_id": 1,
+                     *               "rate_bps": 1000
+                     *             }
+                     *           ],
+                     *           "attribution_window_days": 1,
+                     *           "include_reseller_sales": true,
+                     *           "effective_from": "2026-11-24T10:00:00.000Z",
+                     *           "payout_policy_version": "1.0.0"
+                     *         }
+                     *       ],
+                     *       "accepted_at": "2026-11-24T10:00:00.000Z",
+                     *       "invitation": {
+                     *         "status": "example",
+                     *         "terms_version": 1,
+                     *         "expires_at": "2026-11-24T10:00:00.000Z",
+                     *         "email_queued": true
+                     *       },
+                     *       "consent": {
+                     *         "policy_version": "1.0.0",
+                     *         "developer": {
+                     *           "terms_version": 1,
+                     *           "consented_at": "2026-11-24T10:00:00.000Z"
+                     *         },
+                     *         "recipient": {
+                     *           "terms_version": 1,
+                     *           "consented_at": "2026-11-24T10:00:00.000Z"
+                     *         },
+                     *         "live_terms_consented": true
+                     *       },
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        kind: string;
+                        name: string;
+                        recipient_email: string;
+                        /** @description pending (not accepted yet), accepted, active, paused, ended */
+                        status: string;
+                        /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
+                        referral_code: string | null;
+                        /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
+                        referral_url: string | null;
+                        /** @description the accepted terms in force */
+                        terms_version: number | null;
+                        accepted_terms_version: number | null;
+                        proposed_terms_version: number;
+                        revision_pending: boolean;
+                        policy_version: string;
+                        payout_policy_version: string;
+                        accepted_terms: ({
+                            terms_version: number;
+                            rate_bps: number;
+                            product_rates: {
+                                product_id: number;
+                                rate_bps: number;
+                            }[];
+                            attribution_window_days: number;
+                            include_reseller_sales: boolean;
+                            /** Format: date-time */
+                            effective_from: string;
+                            payout_policy_version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        proposed_terms: ({
+                            terms_version: number;
+                            rate_bps: number;
+                            product_rates: {
+                                product_id: number;
+                                rate_bps: number;
+                            }[];
+                            attribution_window_days: number;
+                            include_reseller_sales: boolean;
+                            /** Format: date-time */
+                            effective_from: string;
+                            payout_policy_version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        terms_history: ({
+                            terms_version: number;
+                            rate_bps: number;
+                            product_rates: {
+                                product_id: number;
+                                rate_bps: number;
+                            }[];
+                            attribution_window_days: number;
+                            include_reseller_sales: boolean;
+                            /** Format: date-time */
+                            effective_from: string;
+                            payout_policy_version: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        accepted_at: string | null;
+                        invitation: ({
+                            /** @description pending, accepted, revoked or expired */
+                            status: string;
+                            terms_version: number;
+                            /** Format: date-time */
+                            expires_at: string;
+                            email_queued: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        consent: {
+                            policy_version: string;
+                            developer: {
+                                terms_version: number;
+                                consented_at: string;
+                            } | null;
+                            recipient: {
+                                terms_version: number;
+                                consented_at: string;
+                            } | null;
+                            live_terms_consented: boolean;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partners.programs.invite": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "send_email": true
+                 *     }
+                 */
+                "application/json": {
+                    send_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agreement_id": 1,
+                     *       "invitation": {
+                     *         "status": "pending",
+                     *         "terms_version": 1,
+                     *         "expires_at": "2026-11-24T10:00:00.000Z",
+                     *         "email_queued": true,
+                     *         "delivery": "queued",
+                     *         "invitation_link": "example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        agreement_id: number;
+                        invitation: {
+                            /** @enum {string} */
+                            status: "pending";
+                            terms_version: number;
+                            /** Format: date-time */
+                            expires_at: string;
+                            email_queued: boolean;
+                            delivery: "queued" | "not_sent";
+                            /** @description Only with send_email false: deliver it yourself; it is shown once and never stored */
+                            invitation_link?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partners.programs.liveConsent": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "accept": true,
+                 *       "terms_version": 1,
+                 *       "policy_version": "1.0.0"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {boolean} */
+                    accept: true;
+                    /** Format: int32 */
+                    terms_version: number;
+                    /** @description The current managed-live policy: patchbay-managed-live-v1 */
+                    policy_version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agreement_id": 1,
+                     *       "accepted_party": "developer",
+                     *       "terms_version": 1,
+                     *       "policy_version": "1.0.0",
+                     *       "consented_at": "2026-11-24T10:00:00.000Z",
+                     *       "live_terms_consented": true
+                     *     }
+                     */
+                    "application/json": {
+                        agreement_id: number;
+                        accepted_party: "developer" | "recipient";
+                        terms_version: number;
+                        policy_version: string;
+                        /** Format: date-time */
+                        consented_at: string;
+                        /** @description Both parties consented to these terms under this policy */
+                        live_terms_consented: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partnerPortal.programs.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "programs": [
+                     *         {
+                     *           "id": 1,
+                     *           "referral_code": "example",
+                     *           "referral_url": "https://example.com/"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        programs: ({
+                            id: number;
+                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
+                            referral_code: string | null;
+                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
+                            referral_url: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partnerPortal.invitations.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example example */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invitation": {},
+                     *       "agreement": {},
+                     *       "terms": {
+                     *         "terms_version": 1,
+                     *         "rate_bps": 1000,
+                     *         "product_rates": [
+                     *           {
+                     *             "product_id": 1,
+                     *             "rate_bps": 1000
+                     *           }
+                     *         ],
+                     *         "attribution_window_days": 1,
+                     *         "include_reseller_sales": true,
+                     *         "effective_from": "2026-11-24T10:00:00.000Z",
+                     *         "payout_policy_version": "1.0.0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        invitation: {
+                            [key: string]: unknown;
+                        };
+                        agreement: {
+                            [key: string]: unknown;
+                        };
+                        terms: {
+                            terms_version: number;
+                            rate_bps: number;
+                            product_rates: {
+                                product_id: number;
+                                rate_bps: number;
+                            }[];
+                            attribution_window_days: number;
+                            include_reseller_sales: boolean;
+                            /** Format: date-time */
+                            effective_from: string;
+                            payout_policy_version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partnerPortal.invitations.accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "example",
+                 *       "accept_preview_terms": true,
+                 *       "preview_terms_version": 1,
+                 *       "payout_policy_version": "1.0.0"
+                 *     }
+                 */
+                "application/json": {
+                    token: string;
+                    /** @enum {boolean} */
+                    accept_preview_terms: true;
+                    /** Format: int32 */
+                    preview_terms_version: number;
+                    payout_policy_version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true,
+                     *       "agreement_id": 1,
+                     *       "terms_version": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        agreement_id: number;
+                        terms_version: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "partnerPortal.programs.liveConsent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "accept": true,
+                 *       "terms_version": 1,
+                 *       "policy_version": "1.0.0"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {boolean} */
+                    accept: true;
+                    /** Format: int32 */
+                    terms_version: number;
+                    /** @description The current managed-live policy: patchbay-managed-live-v1 */
+                    policy_version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agreement_id": 1,
+                     *       "accepted_party": "developer",
+                     *       "terms_version": 1,
+                     *       "policy_version": "1.0.0",
+                     *       "consented_at": "2026-11-24T10:00:00.000Z",
+                     *       "live_terms_consented": true
+                     *     }
+                     */
+                    "application/json": {
+                        agreement_id: number;
+                        accepted_party: "developer" | "recipient";
+                        terms_version: number;
+                        policy_version: string;
+                        /** Format: date-time */
+                        consented_at: string;
+                        /** @description Both parties consented to these terms under this policy */
+                        live_terms_consented: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     "partners.programs.preview": {
         parameters: {
             query?: never;
@@ -4346,21 +7944,38 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: int32 */
                     product_id: number;
-                    /** @description minor units */
+                    /**
+                     * Format: int32
+                     * @description minor units
+                     */
                     subtotal_cents: number;
-                    /** @description minor units */
+                    /**
+                     * Format: int32
+                     * @description minor units
+                     */
                     discount_cents: number;
-                    /** @description minor units */
+                    /**
+                     * Format: int32
+                     * @description minor units
+                     */
                     platform_fee_cents?: number;
-                    /** @description minor units */
+                    /**
+                     * Format: int32
+                     * @description minor units
+                     */
                     processing_fee_cents?: number;
+                    /** Format: int32 */
                     affiliate_agreement_id?: number;
                     /** @description three letters */
                     currency: string;
                     /** @description `managed` (default): Patchbay’s checkout, fees computed here. Anything else (a reseller, an external store, a historical basis): fees taken as given, partner shares are unfunded estimates. */
                     collection_provider?: string;
-                    /** @description minor units */
+                    /**
+                     * Format: int32
+                     * @description minor units
+                     */
                     cumulative_refund_product_cents?: number;
                 };
             };
@@ -4943,9 +8558,29 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    "partners.programs.list": {
+    "partnerPortal.programs.accounting.entries": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @example 1 */
+                page?: number;
+                /** @example 50 */
+                pageSize?: number;
+                /**
+                 * @description Only this agreement of the signed-in partner (another’s answers 404)
+                 * @example 1
+                 */
+                agreement_id?: number;
+                /**
+                 * @description `true`: only rows a refund reversed (part of) — the reversals
+                 * @example true
+                 */
+                reversals?: boolean;
+                /**
+                 * @description Only sales in this currency (three letters, either case)
+                 * @example usd
+                 */
+                currency?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4962,194 +8597,69 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "programs": [
+                     *       "rows": [
                      *         {
-                     *           "id": 1,
-                     *           "kind": "example",
-                     *           "name": "Example",
-                     *           "recipient_email": "ann.lee@example.com",
-                     *           "status": "example",
-                     *           "referral_code": "example",
-                     *           "referral_url": "https://example.com/",
-                     *           "terms_version": 1,
-                     *           "accepted_terms_version": 1,
-                     *           "proposed_terms_version": 1,
-                     *           "revision_pending": true,
-                     *           "policy_version": "1.0.0",
-                     *           "payout_policy_version": "1.0.0",
-                     *           "accepted_terms": {
-                     *             "terms_version": 1,
-                     *             "rate_bps": 1000,
-                     *             "product_rates": [
-                     *               {
-                     *                 "product_id": 1,
-                     *                 "rate_bps": 1000
-                     *               }
-                     *             ],
-                     *             "attribution_window_days": 1,
-                     *             "include_reseller_sales": true,
-                     *             "effective_from": "2026-11-24T10:00:00.000Z",
-                     *             "payout_policy_version": "1.0.0"
-                     *           },
-                     *           "proposed_terms": {
-                     *             "terms_version": 1,
-                     *             "rate_bps": 1000,
-                     *             "product_rates": [
-                     *               {
-                     *                 "product_id": 1,
-                     *                 "rate_bps": 1000
-                     *               }
-                     *             ],
-                     *             "attribution_window_days": 1,
-                     *             "include_reseller_sales": true,
-                     *             "effective_from": "2026-11-24T10:00:00.000Z",
-                     *             "payout_policy_version": "1.0.0"
-                     *           },
-                     *           "terms_history": [
-                     *             {
-                     *               "terms_version": 1,
-                     *               "rate_bps": 1000,
-                     *               "product_rates": [
-                     *                 {
-                     *                   "product_id": 1,
-                     *                   "rate_bps": 1000
-                     *                 }
-                     *               ],
-                     *               "attribution_window_days": 1,
-                     *               "include_reseller_sales": true,
-                     *               "effective_from": "2026-11-24T10:00:00.000Z",
-                     *               "payout_policy_version": "1.0.0"
-                     *             }
-                     *           ],
-                     *           "accepted_at": "2026-11-24T10:00:00.000Z",
-                     *           "invitation": {
-                     *             "status": "example",
-                     *             "terms_version": 1,
-                     *             "expires_at": "2026-11-24T10:00:00.000Z",
-                     *             "email_queued": true
-                     *           },
-                     *           "consent": {
-                     *             "policy_version": "1.0.0",
-                     *             "developer": {
-                     *               "terms_version": 1,
-                     *               "consented_at": "2026-11-24T10:00:00.000Z"
-                     *             },
-                     *             "recipient": {
-                     *               "terms_version": 1,
-                     *               "consented_at": "2026-11-24T10:00:00.000Z"
-                     *             },
-                     *             "live_terms_consented": true
-                     *           },
-                     *           "created_at": "2026-11-24T10:00:00.000Z",
-                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *           "allocation_id": 1,
+                     *           "agreement_id": 1,
+                     *           "workspace_name": "example",
+                     *           "program_name": "example",
+                     *           "party": "example",
+                     *           "product_name": "example",
+                     *           "currency": "usd",
+                     *           "basis": "example",
+                     *           "funded": true,
+                     *           "proceeds_cents": 4900,
+                     *           "refunded_cents": 4900,
+                     *           "rate_bps": 1000,
+                     *           "amount_cents": 4900,
+                     *           "reversed_cents": 4900,
+                     *           "net_cents": 4900,
+                     *           "created_at": "2026-11-24T10:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "total": 1,
+                     *       "page": 1,
+                     *       "pageSize": 1
                      *     }
                      */
                     "application/json": {
-                        programs: {
-                            id: number;
-                            kind: string;
-                            name: string;
-                            recipient_email: string;
-                            /** @description pending (not accepted yet), accepted, active, paused, ended */
-                            status: string;
-                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
-                            referral_code: string | null;
-                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
-                            referral_url: string | null;
-                            /** @description the accepted terms in force */
-                            terms_version: number | null;
-                            accepted_terms_version: number | null;
-                            proposed_terms_version: number;
-                            revision_pending: boolean;
-                            policy_version: string;
-                            payout_policy_version: string;
-                            accepted_terms: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            proposed_terms: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            terms_history: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            accepted_at: string | null;
-                            invitation: ({
-                                /** @description pending, accepted, revoked or expired */
-                                status: string;
-                                terms_version: number;
-                                /** Format: date-time */
-                                expires_at: string;
-                                email_queued: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            consent: {
-                                policy_version: string;
-                                developer: {
-                                    terms_version: number;
-                                    consented_at: string;
-                                } | null;
-                                recipient: {
-                                    terms_version: number;
-                                    consented_at: string;
-                                } | null;
-                                live_terms_consented: boolean;
-                            };
+                        rows: {
+                            allocation_id: number;
+                            agreement_id: number;
+                            workspace_name: string;
+                            program_name: string;
+                            /** @description `affiliate` or `collaborator`: the partner’s role in the sale */
+                            party: string;
+                            product_name: string;
+                            currency: string;
+                            /** @description `managed` (Patchbay’s checkout: funded) or the external basis (an unfunded estimate, never payable) */
+                            basis: string;
+                            funded: boolean;
+                            proceeds_cents: number;
+                            refunded_cents: number;
+                            rate_bps: number | null;
+                            /** @description The partner’s share of the sale */
+                            amount_cents: number;
+                            /** @description Of that share, what refunds took back */
+                            reversed_cents: number;
+                            net_cents: number;
                             /** Format: date-time */
                             created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
                         }[];
+                        total: number;
+                        page: number;
+                        pageSize: number;
                     };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    "partners.programs.create": {
+    "partners.payouts.runs": {
         parameters: {
             query?: never;
             header?: {
@@ -5163,569 +8673,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "kind": "affiliate",
-                 *       "recipient_email": "ann.lee@example.com",
-                 *       "name": "Example",
-                 *       "rate_bps": 1000,
-                 *       "product_rates": [
-                 *         {
-                 *           "product_id": 1,
-                 *           "rate_bps": 1000
-                 *         }
-                 *       ],
-                 *       "attribution_window_days": 1,
-                 *       "include_reseller_sales": true,
-                 *       "effective_from": "2026-11-24T10:00:00.000Z",
-                 *       "send_email": true
+                 *       "livemode": false
                  *     }
                  */
                 "application/json": {
-                    kind: "affiliate" | "collaborator";
-                    /** Format: email */
-                    recipient_email: string;
-                    name: string;
-                    /** @description basis points (0–10000) */
-                    rate_bps: number;
-                    product_rates?: {
-                        product_id: number;
-                        /** @description basis points (0–10000) */
-                        rate_bps: number;
-                    }[];
-                    attribution_window_days?: number;
-                    include_reseller_sales?: boolean;
                     /**
-                     * Format: date-time
-                     * @description When the terms take effect; never in the past
+                     * @description Live transfers through live providers (the workspace owner only); default: test mode, the sandbox providers
+                     * @default false
                      */
-                    effective_from?: string;
-                    /** @description Queue the invitation e-mail (default true) */
-                    send_email?: boolean;
+                    livemode?: boolean;
                 };
             };
         };
         responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "agreement": {
-                     *         "id": 1,
-                     *         "kind": "example",
-                     *         "name": "Example",
-                     *         "recipient_email": "ann.lee@example.com",
-                     *         "status": "example",
-                     *         "referral_code": "example",
-                     *         "referral_url": "https://example.com/",
-                     *         "terms_version": 1,
-                     *         "accepted_terms_version": 1,
-                     *         "proposed_terms_version": 1,
-                     *         "revision_pending": true,
-                     *         "policy_version": "1.0.0",
-                     *         "payout_policy_version": "1.0.0",
-                     *         "accepted_terms": {
-                     *           "terms_version": 1,
-                     *           "rate_bps": 1000,
-                     *           "product_rates": [
-                     *             {
-                     *               "product_id": 1,
-                     *               "rate_bps": 1000
-                     *             }
-                     *           ],
-                     *           "attribution_window_days": 1,
-                     *           "include_reseller_sales": true,
-                     *           "effective_from": "2026-11-24T10:00:00.000Z",
-                     *           "payout_policy_version": "1.0.0"
-                     *         },
-                     *         "proposed_terms": {
-                     *           "terms_version": 1,
-                     *           "rate_bps": 1000,
-                     *           "product_rates": [
-                     *             {
-                     *               "product_id": 1,
-                     *               "rate_bps": 1000
-                     *             }
-                     *           ],
-                     *           "attribution_window_days": 1,
-                     *           "include_reseller_sales": true,
-                     *           "effective_from": "2026-11-24T10:00:00.000Z",
-                     *           "payout_policy_version": "1.0.0"
-                     *         },
-                     *         "terms_history": [
-                     *           {
-                     *             "terms_version": 1,
-                     *             "rate_bps": 1000,
-                     *             "product_rates": [
-                     *               {
-                     *                 "product_id": 1,
-                     *                 "rate_bps": 1000
-                     *               }
-                     *             ],
-                     *             "attribution_window_days": 1,
-                     *             "include_reseller_sales": true,
-                     *             "effective_from": "2026-11-24T10:00:00.000Z",
-                     *             "payout_policy_version": "1.0.0"
-                     *           }
-                     *         ],
-                     *         "accepted_at": "2026-11-24T10:00:00.000Z",
-                     *         "invitation": {
-                     *           "status": "example",
-                     *           "terms_version": 1,
-                     *           "expires_at": "2026-11-24T10:00:00.000Z",
-                     *           "email_queued": true
-                     *         },
-                     *         "consent": {
-                     *           "policy_version": "1.0.0",
-                     *           "developer": {
-                     *             "terms_version": 1,
-                     *             "consented_at": "2026-11-24T10:00:00.000Z"
-                     *           },
-                     *           "recipient": {
-                     *             "terms_version": 1,
-                     *             "consented_at": "2026-11-24T10:00:00.000Z"
-                     *           },
-                     *           "live_terms_consented": true
-                     *         },
-                     *         "created_at": "2026-11-24T10:00:00.000Z",
-                     *         "updated_at": "2026-11-24T10:00:00.000Z"
-                     *       },
-                     *       "proposal": {
-                     *         "terms_version": 1
-                     *       },
-                     *       "invitation": {
-                     *         "status": "pending",
-                     *         "terms_version": 1,
-                     *         "expires_at": "2026-11-24T10:00:00.000Z",
-                     *         "email_queued": true,
-                     *         "delivery": "queued",
-                     *         "invitation_link": "example"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        agreement: {
-                            id: number;
-                            kind: string;
-                            name: string;
-                            recipient_email: string;
-                            /** @description pending (not accepted yet), accepted, active, paused, ended */
-                            status: string;
-                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
-                            referral_code: string | null;
-                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
-                            referral_url: string | null;
-                            /** @description the accepted terms in force */
-                            terms_version: number | null;
-                            accepted_terms_version: number | null;
-                            proposed_terms_version: number;
-                            revision_pending: boolean;
-                            policy_version: string;
-                            payout_policy_version: string;
-                            accepted_terms: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            proposed_terms: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            terms_history: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            accepted_at: string | null;
-                            invitation: ({
-                                /** @description pending, accepted, revoked or expired */
-                                status: string;
-                                terms_version: number;
-                                /** Format: date-time */
-                                expires_at: string;
-                                email_queued: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            consent: {
-                                policy_version: string;
-                                developer: {
-                                    terms_version: number;
-                                    consented_at: string;
-                                } | null;
-                                recipient: {
-                                    terms_version: number;
-                                    consented_at: string;
-                                } | null;
-                                live_terms_consented: boolean;
-                            };
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                        proposal: {
-                            terms_version: number;
-                        };
-                        invitation: {
-                            /** @enum {string} */
-                            status: "pending";
-                            terms_version: number;
-                            /** Format: date-time */
-                            expires_at: string;
-                            email_queued: boolean;
-                            delivery: "queued" | "not_sent";
-                            /** @description Only with send_email false: deliver it yourself; it is shown once and never stored */
-                            invitation_link?: string;
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "partners.programs.update": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /** @example 1 */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Example",
-                 *       "rate_bps": 1000,
-                 *       "product_rates": [
-                 *         {
-                 *           "product_id": 1,
-                 *           "rate_bps": 1000
-                 *         }
-                 *       ],
-                 *       "attribution_window_days": 1,
-                 *       "include_reseller_sales": true,
-                 *       "effective_from": "2026-11-24T10:00:00.000Z",
-                 *       "send_email": true
-                 *     }
-                 */
-                "application/json": {
-                    name?: string;
-                    /** @description basis points (0–10000) */
-                    rate_bps?: number;
-                    product_rates?: {
-                        product_id: number;
-                        /** @description basis points (0–10000) */
-                        rate_bps: number;
-                    }[];
-                    attribution_window_days?: number;
-                    include_reseller_sales?: boolean;
-                    /**
-                     * Format: date-time
-                     * @description When the terms take effect; never in the past
-                     */
-                    effective_from?: string;
-                    send_email?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "agreement": {
-                     *         "id": 1,
-                     *         "kind": "example",
-                     *         "name": "Example",
-                     *         "recipient_email": "ann.lee@example.com",
-                     *         "status": "example",
-                     *         "referral_code": "example",
-                     *         "referral_url": "https://example.com/",
-                     *         "terms_version": 1,
-                     *         "accepted_terms_version": 1,
-                     *         "proposed_terms_version": 1,
-                     *         "revision_pending": true,
-                     *         "policy_version": "1.0.0",
-                     *         "payout_policy_version": "1.0.0",
-                     *         "accepted_terms": {
-                     *           "terms_version": 1,
-                     *           "rate_bps": 1000,
-                     *           "product_rates": [
-                     *             {
-                     *               "product_id": 1,
-                     *               "rate_bps": 1000
-                     *             }
-                     *           ],
-                     *           "attribution_window_days": 1,
-                     *           "include_reseller_sales": true,
-                     *           "effective_from": "2026-11-24T10:00:00.000Z",
-                     *           "payout_policy_version": "1.0.0"
-                     *         },
-                     *         "proposed_terms": {
-                     *           "terms_version": 1,
-                     *           "rate_bps": 1000,
-                     *           "product_rates": [
-                     *             {
-                     *               "product_id": 1,
-                     *               "rate_bps": 1000
-                     *             }
-                     *           ],
-                     *           "attribution_window_days": 1,
-                     *           "include_reseller_sales": true,
-                     *           "effective_from": "2026-11-24T10:00:00.000Z",
-                     *           "payout_policy_version": "1.0.0"
-                     *         },
-                     *         "terms_history": [
-                     *           {
-                     *             "terms_version": 1,
-                     *             "rate_bps": 1000,
-                     *             "product_rates": [
-                     *               {
-                     *                 "product_id": 1,
-                     *                 "rate_bps": 1000
-                     *               }
-                     *             ],
-                     *             "attribution_window_days": 1,
-                     *             "include_reseller_sales": true,
-                     *             "effective_from": "2026-11-24T10:00:00.000Z",
-                     *             "payout_policy_version": "1.0.0"
-                     *           }
-                     *         ],
-                     *         "accepted_at": "2026-11-24T10:00:00.000Z",
-                     *         "invitation": {
-                     *           "status": "example",
-                     *           "terms_version": 1,
-                     *           "expires_at": "2026-11-24T10:00:00.000Z",
-                     *           "email_queued": true
-                     *         },
-                     *         "consent": {
-                     *           "policy_version": "1.0.0",
-                     *           "developer": {
-                     *             "terms_version": 1,
-                     *             "consented_at": "2026-11-24T10:00:00.000Z"
-                     *           },
-                     *           "recipient": {
-                     *             "terms_version": 1,
-                     *             "consented_at": "2026-11-24T10:00:00.000Z"
-                     *           },
-                     *           "live_terms_consented": true
-                     *         },
-                     *         "created_at": "2026-11-24T10:00:00.000Z",
-                     *         "updated_at": "2026-11-24T10:00:00.000Z"
-                     *       },
-                     *       "invitation": {
-                     *         "status": "pending",
-                     *         "terms_version": 1,
-                     *         "expires_at": "2026-11-24T10:00:00.000Z",
-                     *         "email_queued": true,
-                     *         "delivery": "queued",
-                     *         "invitation_link": "example"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        agreement: {
-                            id: number;
-                            kind: string;
-                            name: string;
-                            recipient_email: string;
-                            /** @description pending (not accepted yet), accepted, active, paused, ended */
-                            status: string;
-                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
-                            referral_code: string | null;
-                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
-                            referral_url: string | null;
-                            /** @description the accepted terms in force */
-                            terms_version: number | null;
-                            accepted_terms_version: number | null;
-                            proposed_terms_version: number;
-                            revision_pending: boolean;
-                            policy_version: string;
-                            payout_policy_version: string;
-                            accepted_terms: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            proposed_terms: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            terms_history: ({
-                                terms_version: number;
-                                rate_bps: number;
-                                product_rates: {
-                                    product_id: number;
-                                    rate_bps: number;
-                                }[];
-                                attribution_window_days: number;
-                                include_reseller_sales: boolean;
-                                /** Format: date-time */
-                                effective_from: string;
-                                payout_policy_version: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            accepted_at: string | null;
-                            invitation: ({
-                                /** @description pending, accepted, revoked or expired */
-                                status: string;
-                                terms_version: number;
-                                /** Format: date-time */
-                                expires_at: string;
-                                email_queued: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            consent: {
-                                policy_version: string;
-                                developer: {
-                                    terms_version: number;
-                                    consented_at: string;
-                                } | null;
-                                recipient: {
-                                    terms_version: number;
-                                    consented_at: string;
-                                } | null;
-                                live_terms_consented: boolean;
-                            };
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                        invitation: {
-                            /** @enum {string} */
-                            status: "pending";
-                            terms_version: number;
-                            /** Format: date-time */
-                            expires_at: string;
-                            email_queued: boolean;
-                            delivery: "queued" | "not_sent";
-                            /** @description Only with send_email false: deliver it yourself; it is shown once and never stored */
-                            invitation_link?: string;
-                        } | null;
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "partners.programs.setStatus": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /** @example 1 */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "status": "active"
-                 *     }
-                 */
-                "application/json": {
-                    status: "active" | "paused" | "ended";
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
+            /** @description Accepted */
+            202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5736,371 +8698,78 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": 1,
-                     *       "kind": "example",
-                     *       "name": "Example",
-                     *       "recipient_email": "ann.lee@example.com",
-                     *       "status": "example",
-                     *       "referral_code": "example",
-                     *       "referral_url": "https://example.com/",
-                     *       "terms_version": 1,
-                     *       "accepted_terms_version": 1,
-                     *       "proposed_terms_version": 1,
-                     *       "revision_pending": true,
-                     *       "policy_version": "1.0.0",
-                     *       "payout_policy_version": "1.0.0",
-                     *       "accepted_terms": {
-                     *         "terms_version": 1,
-                     *         "rate_bps": 1000,
-                     *         "product_rates": [
-                     *           {
-                     *             "product_id": 1,
-                     *             "rate_bps": 1000
-                     *           }
-                     *         ],
-                     *         "attribution_window_days": 1,
-                     *         "include_reseller_sales": true,
-                     *         "effective_from": "2026-11-24T10:00:00.000Z",
-                     *         "payout_policy_version": "1.0.0"
-                     *       },
-                     *       "proposed_terms": {
-                     *         "terms_version": 1,
-                     *         "rate_bps": 1000,
-                     *         "product_rates": [
-                     *           {
-                     *             "product_id": 1,
-                     *             "rate_bps": 1000
-                     *           }
-                     *         ],
-                     *         "attribution_window_days": 1,
-                     *         "include_reseller_sales": true,
-                     *         "effective_from": "2026-11-24T10:00:00.000Z",
-                     *         "payout_policy_version": "1.0.0"
-                     *       },
-                     *       "terms_history": [
-                     *         {
-                     *           "terms_version": 1,
-                     *           "rate_bps": 1000,
-                     *           "product_rates": [
-                     *             {
-                     *               "product_id": 1,
-                     *               "rate_bps": 1000
-                     *             }
-                     *           ],
-                     *           "attribution_window_days": 1,
-                     *           "include_reseller_sales": true,
-                     *           "effective_from": "2026-11-24T10:00:00.000Z",
-                     *           "payout_policy_version": "1.0.0"
-                     *         }
-                     *       ],
-                     *       "accepted_at": "2026-11-24T10:00:00.000Z",
-                     *       "invitation": {
-                     *         "status": "example",
-                     *         "terms_version": 1,
-                     *         "expires_at": "2026-11-24T10:00:00.000Z",
-                     *         "email_queued": true
-                     *       },
-                     *       "consent": {
-                     *         "policy_version": "1.0.0",
-                     *         "developer": {
-                     *           "terms_version": 1,
-                     *           "consented_at": "2026-11-24T10:00:00.000Z"
-                     *         },
-                     *         "recipient": {
-                     *           "terms_version": 1,
-                     *           "consented_at": "2026-11-24T10:00:00.000Z"
-                     *         },
-                     *         "live_terms_consented": true
+                     *       "livemode": true,
+                     *       "state": "queued",
+                     *       "requested_by": {
+                     *         "id": 1,
+                     *         "email": "ann.lee@example.com"
                      *       },
                      *       "created_at": "2026-11-24T10:00:00.000Z",
-                     *       "updated_at": "2026-11-24T10:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": {
-                        id: number;
-                        kind: string;
-                        name: string;
-                        recipient_email: string;
-                        /** @description pending (not accepted yet), accepted, active, paused, ended */
-                        status: string;
-                        /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
-                        referral_code: string | null;
-                        /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
-                        referral_url: string | null;
-                        /** @description the accepted terms in force */
-                        terms_version: number | null;
-                        accepted_terms_version: number | null;
-                        proposed_terms_version: number;
-                        revision_pending: boolean;
-                        policy_version: string;
-                        payout_policy_version: string;
-                        accepted_terms: ({
-                            terms_version: number;
-                            rate_bps: number;
-                            product_rates: {
-                                product_id: number;
-                                rate_bps: number;
-                            }[];
-                            attribution_window_days: number;
-                            include_reseller_sales: boolean;
-                            /** Format: date-time */
-                            effective_from: string;
-                            payout_policy_version: string;
-                        } & {
-                            [key: string]: unknown;
-                        }) | null;
-                        proposed_terms: ({
-                            terms_version: number;
-                            rate_bps: number;
-                            product_rates: {
-                                product_id: number;
-                                rate_bps: number;
-                            }[];
-                            attribution_window_days: number;
-                            include_reseller_sales: boolean;
-                            /** Format: date-time */
-                            effective_from: string;
-                            payout_policy_version: string;
-                        } & {
-                            [key: string]: unknown;
-                        }) | null;
-                        terms_history: ({
-                            terms_version: number;
-                            rate_bps: number;
-                            product_rates: {
-                                product_id: number;
-                                rate_bps: number;
-                            }[];
-                            attribution_window_days: number;
-                            include_reseller_sales: boolean;
-                            /** Format: date-time */
-                            effective_from: string;
-                            payout_policy_version: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                        accepted_at: string | null;
-                        invitation: ({
-                            /** @description pending, accepted, revoked or expired */
-                            status: string;
-                            terms_version: number;
-                            /** Format: date-time */
-                            expires_at: string;
-                            email_queued: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        }) | null;
-                        consent: {
-                            policy_version: string;
-                            developer: {
-                                terms_version: number;
-                                consented_at: string;
-                            } | null;
-                            recipient: {
-                                terms_version: number;
-                                consented_at: string;
-                            } | null;
-                            live_terms_consented: boolean;
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "partners.programs.invite": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /** @example 1 */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "send_email": true
-                 *     }
-                 */
-                "application/json": {
-                    send_email?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "agreement_id": 1,
-                     *       "invitation": {
-                     *         "status": "pending",
-                     *         "terms_version": 1,
-                     *         "expires_at": "2026-11-24T10:00:00.000Z",
-                     *         "email_queued": true,
-                     *         "delivery": "queued",
-                     *         "invitation_link": "example"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        agreement_id: number;
-                        invitation: {
-                            /** @enum {string} */
-                            status: "pending";
-                            terms_version: number;
-                            /** Format: date-time */
-                            expires_at: string;
-                            email_queued: boolean;
-                            delivery: "queued" | "not_sent";
-                            /** @description Only with send_email false: deliver it yourself; it is shown once and never stored */
-                            invitation_link?: string;
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "partners.programs.liveConsent": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /** @example 1 */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "accept": true,
-                 *       "terms_version": 1,
-                 *       "policy_version": "1.0.0"
-                 *     }
-                 */
-                "application/json": {
-                    /** @enum {boolean} */
-                    accept: true;
-                    terms_version: number;
-                    /** @description The current managed-live policy: patchbay-managed-live-v1 */
-                    policy_version: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "agreement_id": 1,
-                     *       "accepted_party": "developer",
-                     *       "terms_version": 1,
-                     *       "policy_version": "1.0.0",
-                     *       "consented_at": "2026-11-24T10:00:00.000Z",
-                     *       "live_terms_consented": true
-                     *     }
-                     */
-                    "application/json": {
-                        agreement_id: number;
-                        accepted_party: "developer" | "recipient";
-                        terms_version: number;
-                        policy_version: string;
-                        /** Format: date-time */
-                        consented_at: string;
-                        /** @description Both parties consented to these terms under this policy */
-                        live_terms_consented: boolean;
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "partnerPortal.programs.list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "programs": [
+                     *       "started_at": "2026-11-24T10:00:00.000Z",
+                     *       "finished_at": "2026-11-24T10:00:00.000Z",
+                     *       "failure": "example",
+                     *       "transfers": [
                      *         {
                      *           "id": 1,
-                     *           "referral_code": "example",
-                     *           "referral_url": "https://example.com/"
+                     *           "agreement_id": 1,
+                     *           "provider": "example",
+                     *           "livemode": true,
+                     *           "currency": "usd",
+                     *           "amount_cents": 4900,
+                     *           "status": "reserved",
+                     *           "failure_reason": "example",
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "submitted_at": "2026-11-24T10:00:00.000Z",
+                     *           "settled_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "transfers_truncated": true,
+                     *       "skipped": [
+                     *         {
+                     *           "agreement_id": 1,
+                     *           "currency": "usd",
+                     *           "reason": "Support request",
+                     *           "transfer_id": 1
                      *         }
                      *       ]
                      *     }
                      */
                     "application/json": {
-                        programs: ({
+                        id: number;
+                        livemode: boolean;
+                        /** @description The run’s own state; each transfer has its own */
+                        state: "queued" | "running" | "succeeded" | "failed";
+                        requested_by: {
                             id: number;
-                            /** @description Affiliates: the referral link’s code (never the invitation token); null for collaborators */
-                            referral_code: string | null;
-                            /** @description Affiliates: the public referral link, GET /api/partner-referrals/{code}; null for collaborators */
-                            referral_url: string | null;
+                            email: string;
+                        } | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                        failure: string | null;
+                        /** @description This workspace’s transfers the run reserved or took over, with their current states (at most 1,000) */
+                        transfers: {
+                            id: number;
+                            agreement_id: number;
+                            provider: string;
+                            livemode: boolean;
+                            currency: string;
+                            amount_cents: number;
+                            status: "reserved" | "submitted" | "paid" | "failed" | "reconciliation_required";
+                            failure_reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            submitted_at: string | null;
+                            settled_at: string | null;
+                        }[];
+                        transfers_truncated: boolean;
+                        /** @description Agreements of this workspace the run did not pay, with why (`below_minimum`, `no_ready_destination`, `destination_on_hold`, `transfer_in_flight`, `agreement_not_live`, `provider_not_configured`) */
+                        skipped: ({
+                            agreement_id: number;
+                            currency: string;
+                            reason: string;
+                            transfer_id?: number;
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -6109,17 +8778,20 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    "partnerPortal.invitations.get": {
+    "partners.payouts.runs.get": {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @example example */
-                token: string;
+                /** @example 1 */
+                runId: number;
             };
             cookie?: never;
         };
@@ -6129,110 +8801,88 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "invitation": {},
-                     *       "agreement": {},
-                     *       "terms": {
-                     *         "terms_version": 1,
-                     *         "rate_bps": 1000,
-                     *         "product_rates": [
-                     *           {
-                     *             "product_id": 1,
-                     *             "rate_bps": 1000
-                     *           }
-                     *         ],
-                     *         "attribution_window_days": 1,
-                     *         "include_reseller_sales": true,
-                     *         "effective_from": "2026-11-24T10:00:00.000Z",
-                     *         "payout_policy_version": "1.0.0"
-                     *       }
+                     *       "id": 1,
+                     *       "livemode": true,
+                     *       "state": "queued",
+                     *       "requested_by": {
+                     *         "id": 1,
+                     *         "email": "ann.lee@example.com"
+                     *       },
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "started_at": "2026-11-24T10:00:00.000Z",
+                     *       "finished_at": "2026-11-24T10:00:00.000Z",
+                     *       "failure": "example",
+                     *       "transfers": [
+                     *         {
+                     *           "id": 1,
+                     *           "agreement_id": 1,
+                     *           "provider": "example",
+                     *           "livemode": true,
+                     *           "currency": "usd",
+                     *           "amount_cents": 4900,
+                     *           "status": "reserved",
+                     *           "failure_reason": "example",
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "submitted_at": "2026-11-24T10:00:00.000Z",
+                     *           "settled_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "transfers_truncated": true,
+                     *       "skipped": [
+                     *         {
+                     *           "agreement_id": 1,
+                     *           "currency": "usd",
+                     *           "reason": "Support request",
+                     *           "transfer_id": 1
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
-                        invitation: {
-                            [key: string]: unknown;
-                        };
-                        agreement: {
-                            [key: string]: unknown;
-                        };
-                        terms: {
-                            terms_version: number;
-                            rate_bps: number;
-                            product_rates: {
-                                product_id: number;
-                                rate_bps: number;
-                            }[];
-                            attribution_window_days: number;
-                            include_reseller_sales: boolean;
+                        id: number;
+                        livemode: boolean;
+                        /** @description The run’s own state; each transfer has its own */
+                        state: "queued" | "running" | "succeeded" | "failed";
+                        requested_by: {
+                            id: number;
+                            email: string;
+                        } | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                        failure: string | null;
+                        /** @description This workspace’s transfers the run reserved or took over, with their current states (at most 1,000) */
+                        transfers: {
+                            id: number;
+                            agreement_id: number;
+                            provider: string;
+                            livemode: boolean;
+                            currency: string;
+                            amount_cents: number;
+                            status: "reserved" | "submitted" | "paid" | "failed" | "reconciliation_required";
+                            failure_reason: string | null;
                             /** Format: date-time */
-                            effective_from: string;
-                            payout_policy_version: string;
+                            created_at: string;
+                            submitted_at: string | null;
+                            settled_at: string | null;
+                        }[];
+                        transfers_truncated: boolean;
+                        /** @description Agreements of this workspace the run did not pay, with why (`below_minimum`, `no_ready_destination`, `destination_on_hold`, `transfer_in_flight`, `agreement_not_live`, `provider_not_configured`) */
+                        skipped: ({
+                            agreement_id: number;
+                            currency: string;
+                            reason: string;
+                            transfer_id?: number;
                         } & {
                             [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "partnerPortal.invitations.accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "token": "example",
-                 *       "accept_preview_terms": true,
-                 *       "preview_terms_version": 1,
-                 *       "payout_policy_version": "1.0.0"
-                 *     }
-                 */
-                "application/json": {
-                    token: string;
-                    /** @enum {boolean} */
-                    accept_preview_terms: true;
-                    preview_terms_version: number;
-                    payout_policy_version: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "accepted": true,
-                     *       "agreement_id": 1,
-                     *       "terms_version": 1
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {boolean} */
-                        accepted: true;
-                        agreement_id: number;
-                        terms_version: number;
-                    } & {
-                        [key: string]: unknown;
+                        })[];
                     };
                 };
             };
@@ -6240,75 +8890,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "partnerPortal.programs.liveConsent": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example 1 */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "accept": true,
-                 *       "terms_version": 1,
-                 *       "policy_version": "1.0.0"
-                 *     }
-                 */
-                "application/json": {
-                    /** @enum {boolean} */
-                    accept: true;
-                    terms_version: number;
-                    /** @description The current managed-live policy: patchbay-managed-live-v1 */
-                    policy_version: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "agreement_id": 1,
-                     *       "accepted_party": "developer",
-                     *       "terms_version": 1,
-                     *       "policy_version": "1.0.0",
-                     *       "consented_at": "2026-11-24T10:00:00.000Z",
-                     *       "live_terms_consented": true
-                     *     }
-                     */
-                    "application/json": {
-                        agreement_id: number;
-                        accepted_party: "developer" | "recipient";
-                        terms_version: number;
-                        policy_version: string;
-                        /** Format: date-time */
-                        consented_at: string;
-                        /** @description Both parties consented to these terms under this policy */
-                        live_terms_consented: boolean;
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6621,6 +9202,83 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    "partnerPortal.programs.referralVisits": {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many UTC days, today included, `daily` covers
+                 * @example 30
+                 */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The agreement
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agreement_id": 1,
+                     *       "days": 1,
+                     *       "total_visits": 1,
+                     *       "last_visit_at": "2026-11-24T10:00:00.000Z",
+                     *       "period_visits": 1,
+                     *       "period_bot_visits": 1,
+                     *       "daily": [
+                     *         {
+                     *           "date": "2026-11-24",
+                     *           "visits": 1,
+                     *           "bot_visits": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        agreement_id: number;
+                        /** @description The days `daily` covers, today (UTC) the last */
+                        days: number;
+                        /** @description Every recorded visit since the link was first followed */
+                        total_visits: number;
+                        last_visit_at: string | null;
+                        /** @description Visits within `daily` */
+                        period_visits: number;
+                        /** @description Of those, by clients that named themselves bots, crawlers or link previews */
+                        period_bot_visits: number;
+                        /** @description One entry per day, oldest first, days without visits included (0) */
+                        daily: {
+                            /**
+                             * Format: date
+                             * @description A UTC day
+                             */
+                            date: string;
+                            visits: number;
+                            bot_visits: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     "checkout.events.receive": {
         parameters: {
             query?: never;
@@ -6642,11 +9300,14 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Unique per event; a replay with the same id changes nothing */
+                    /** @description Names one event: the same event again answers `replayed` and changes nothing; another body under a used id is 409 `CHECKOUT_EVENT_ID_REUSED` */
                     id: string;
                     /** @description `sale.captured`, `refund.created`; other types are acknowledged and ignored */
                     type: string;
-                    /** @description Unix seconds when the event happened (the sale time) */
+                    /**
+                     * Format: int64
+                     * @description Unix seconds when the event happened (the sale or refund time); from 30 days before to 5 minutes after the signature time `t`
+                     */
                     created: number;
                     data: {
                         [key: string]: unknown;
@@ -6683,7 +9344,647 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkoutConnections.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": 1,
+                     *           "provider": "stripe",
+                     *           "enabled": true,
+                     *           "webhookUrl": "https://example.com/",
+                     *           "productMapping": [
+                     *             {
+                     *               "providerProductId": "example",
+                     *               "productId": 1
+                     *             }
+                     *           ],
+                     *           "apiKeySet": true,
+                     *           "createdAt": "2026-11-24T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        rows: {
+                            id: number;
+                            /** @description `stripe`, `paddle` or `lemonsqueezy` */
+                            provider: "stripe" | "paddle" | "lemonsqueezy";
+                            enabled: boolean;
+                            /**
+                             * Format: uri
+                             * @description Paste it into the provider’s dashboard as the webhook (notification) destination
+                             */
+                            webhookUrl: string;
+                            productMapping: {
+                                /** @description The provider’s product id: Stripe `prod_…` (a price `price_…` also matches), Paddle `pro_…` (or a price `pri_…`), Lemon Squeezy’s product id as a string */
+                                providerProductId: string;
+                                /**
+                                 * Format: int32
+                                 * @description A Patchbay product of this workspace
+                                 */
+                                productId: number;
+                            }[];
+                            /** @description Stripe: whether a restricted API key is stored to list line items */
+                            apiKeySet: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkoutConnections.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider": "stripe",
+                 *       "signingSecret": "example",
+                 *       "productMapping": [
+                 *         {
+                 *           "providerProductId": "example",
+                 *           "productId": 1
+                 *         }
+                 *       ],
+                 *       "enabled": true,
+                 *       "apiKey": "rk_live_51Hx0ExampleRestrictedKey"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description `stripe`, `paddle` or `lemonsqueezy` */
+                    provider: "stripe" | "paddle" | "lemonsqueezy";
+                    /** @description The provider’s webhook signing secret (Stripe `whsec_…`, Paddle `pdl_ntfset_…`, the secret you chose in Lemon Squeezy). Kept encrypted; never shown again */
+                    signingSecret: string;
+                    /** @description At most 500; each provider product id once */
+                    productMapping?: {
+                        /** @description The provider’s product id: Stripe `prod_…` (a price `price_…` also matches), Paddle `pro_…` (or a price `pri_…`), Lemon Squeezy’s product id as a string */
+                        providerProductId: string;
+                        /**
+                         * Format: int32
+                         * @description A Patchbay product of this workspace
+                         */
+                        productId: number;
+                    }[];
+                    /** @description Default true */
+                    enabled?: boolean;
+                    /**
+                     * @description Stripe only: a restricted key (`rk_…`) with read access to Checkout Sessions, used to list a session’s line items. Kept encrypted; never shown again
+                     * @example rk_live_51Hx0ExampleRestrictedKey
+                     */
+                    apiKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "provider": "stripe",
+                     *       "enabled": true,
+                     *       "webhookUrl": "https://example.com/",
+                     *       "productMapping": [
+                     *         {
+                     *           "providerProductId": "example",
+                     *           "productId": 1
+                     *         }
+                     *       ],
+                     *       "apiKeySet": true,
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @description `stripe`, `paddle` or `lemonsqueezy` */
+                        provider: "stripe" | "paddle" | "lemonsqueezy";
+                        enabled: boolean;
+                        /**
+                         * Format: uri
+                         * @description Paste it into the provider’s dashboard as the webhook (notification) destination
+                         */
+                        webhookUrl: string;
+                        productMapping: {
+                            /** @description The provider’s product id: Stripe `prod_…` (a price `price_…` also matches), Paddle `pro_…` (or a price `pri_…`), Lemon Squeezy’s product id as a string */
+                            providerProductId: string;
+                            /**
+                             * Format: int32
+                             * @description A Patchbay product of this workspace
+                             */
+                            productId: number;
+                        }[];
+                        /** @description Stripe: whether a restricted API key is stored to list line items */
+                        apiKeySet: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkoutConnections.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                connectionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "provider": "stripe",
+                     *       "enabled": true,
+                     *       "webhookUrl": "https://example.com/",
+                     *       "productMapping": [
+                     *         {
+                     *           "providerProductId": "example",
+                     *           "productId": 1
+                     *         }
+                     *       ],
+                     *       "apiKeySet": true,
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @description `stripe`, `paddle` or `lemonsqueezy` */
+                        provider: "stripe" | "paddle" | "lemonsqueezy";
+                        enabled: boolean;
+                        /**
+                         * Format: uri
+                         * @description Paste it into the provider’s dashboard as the webhook (notification) destination
+                         */
+                        webhookUrl: string;
+                        productMapping: {
+                            /** @description The provider’s product id: Stripe `prod_…` (a price `price_…` also matches), Paddle `pro_…` (or a price `pri_…`), Lemon Squeezy’s product id as a string */
+                            providerProductId: string;
+                            /**
+                             * Format: int32
+                             * @description A Patchbay product of this workspace
+                             */
+                            productId: number;
+                        }[];
+                        /** @description Stripe: whether a restricted API key is stored to list line items */
+                        apiKeySet: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkoutConnections.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                connectionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkoutConnections.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                connectionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signingSecret": "example",
+                 *       "productMapping": [
+                 *         {
+                 *           "providerProductId": "example",
+                 *           "productId": 1
+                 *         }
+                 *       ],
+                 *       "enabled": true,
+                 *       "apiKey": "rk_live_51Hx0ExampleRestrictedKey"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The provider’s webhook signing secret (Stripe `whsec_…`, Paddle `pdl_ntfset_…`, the secret you chose in Lemon Squeezy). Kept encrypted; never shown again */
+                    signingSecret?: string;
+                    /** @description At most 500; each provider product id once */
+                    productMapping?: {
+                        /** @description The provider’s product id: Stripe `prod_…` (a price `price_…` also matches), Paddle `pro_…` (or a price `pri_…`), Lemon Squeezy’s product id as a string */
+                        providerProductId: string;
+                        /**
+                         * Format: int32
+                         * @description A Patchbay product of this workspace
+                         */
+                        productId: number;
+                    }[];
+                    enabled?: boolean;
+                    /** @description Stripe only; null removes it */
+                    apiKey?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "provider": "stripe",
+                     *       "enabled": true,
+                     *       "webhookUrl": "https://example.com/",
+                     *       "productMapping": [
+                     *         {
+                     *           "providerProductId": "example",
+                     *           "productId": 1
+                     *         }
+                     *       ],
+                     *       "apiKeySet": true,
+                     *       "createdAt": "2026-11-24T10:00:00.000Z",
+                     *       "updatedAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @description `stripe`, `paddle` or `lemonsqueezy` */
+                        provider: "stripe" | "paddle" | "lemonsqueezy";
+                        enabled: boolean;
+                        /**
+                         * Format: uri
+                         * @description Paste it into the provider’s dashboard as the webhook (notification) destination
+                         */
+                        webhookUrl: string;
+                        productMapping: {
+                            /** @description The provider’s product id: Stripe `prod_…` (a price `price_…` also matches), Paddle `pro_…` (or a price `pri_…`), Lemon Squeezy’s product id as a string */
+                            providerProductId: string;
+                            /**
+                             * Format: int32
+                             * @description A Patchbay product of this workspace
+                             */
+                            productId: number;
+                        }[];
+                        /** @description Stripe: whether a restricted API key is stored to list line items */
+                        apiKeySet: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkoutConnections.events": {
+        parameters: {
+            query?: {
+                /** @example 1 */
+                page?: number;
+                /**
+                 * @description Page size, at most 500
+                 * @example 50
+                 */
+                limit?: number;
+                /** @example recorded */
+                outcome?: "recorded" | "replayed" | "ignored" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @example 1 */
+                connectionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": 1,
+                     *           "provider_event_id": "example",
+                     *           "type": "example",
+                     *           "outcome": "recorded",
+                     *           "reason": "Support request",
+                     *           "order_item_ids": [
+                     *             1
+                     *           ],
+                     *           "attempts": 1,
+                     *           "received_at": "2026-11-24T10:00:00.000Z",
+                     *           "processed_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "page": 1,
+                     *       "pageSize": 1
+                     *     }
+                     */
+                    "application/json": {
+                        rows: {
+                            id: number;
+                            provider_event_id: string;
+                            type: string;
+                            outcome: "recorded" | "replayed" | "ignored" | "failed";
+                            /** @description Why it was ignored or failed (or replayed: what it repeated) */
+                            reason: string | null;
+                            /** @description The order items the event recorded or refunded */
+                            order_item_ids: number[];
+                            /** @description Deliveries and re-processings that ran it (a replay of a booked event does not count) */
+                            attempts: number;
+                            /** Format: date-time */
+                            received_at: string;
+                            /** Format: date-time */
+                            processed_at: string;
+                        }[];
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkoutConnections.events.reprocess": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                connectionId: number;
+                /** @example 1 */
+                eventId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "provider_event_id": "example",
+                     *       "type": "example",
+                     *       "outcome": "recorded",
+                     *       "reason": "Support request",
+                     *       "order_item_ids": [
+                     *         1
+                     *       ],
+                     *       "attempts": 1,
+                     *       "received_at": "2026-11-24T10:00:00.000Z",
+                     *       "processed_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        provider_event_id: string;
+                        type: string;
+                        outcome: "recorded" | "replayed" | "ignored" | "failed";
+                        /** @description Why it was ignored or failed (or replayed: what it repeated) */
+                        reason: string | null;
+                        /** @description The order items the event recorded or refunded */
+                        order_item_ids: number[];
+                        /** @description Deliveries and re-processings that ran it (a replay of a booked event does not count) */
+                        attempts: number;
+                        /** Format: date-time */
+                        received_at: string;
+                        /** Format: date-time */
+                        processed_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "checkout.events": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example example */
+                "stripe-signature"?: string;
+                /** @example example */
+                "paddle-signature"?: string;
+                /** @example example */
+                "x-signature"?: string;
+            };
+            path: {
+                /**
+                 * @description `stripe`, `paddle` or `lemonsqueezy`
+                 * @example stripe
+                 */
+                provider: "stripe" | "paddle" | "lemonsqueezy";
+                /** @example 1 */
+                connectionId: number;
+            };
+            cookie?: never;
+        };
+        /** @description The provider’s event as the provider sends it (JSON, signed over its bytes) */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "id": "example",
+                     *       "outcome": "recorded",
+                     *       "reason": "Support request",
+                     *       "order_item_ids": [
+                     *         1
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                        /** @description The provider’s event id (Lemon Squeezy: derived from the order, see the docs) */
+                        id: string;
+                        outcome: "recorded" | "replayed" | "ignored" | "failed";
+                        reason: string | null;
+                        order_item_ids: number[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6790,9 +10091,15 @@ export interface operations {
                     variant: string;
                     /** @description validation-only, storefront-only, storefront-validation (default: saved, else validation-only) */
                     experienceMode?: string;
-                    /** @description Panel width in pixels, 1–4096 (default: saved, else 600) */
+                    /**
+                     * Format: int32
+                     * @description Panel width in pixels, 1–4096 (default: saved, else 600)
+                     */
                     uiWidth?: number;
-                    /** @description Panel height in pixels, 1–4096 (default: saved, else 400) */
+                    /**
+                     * Format: int32
+                     * @description Panel height in pixels, 1–4096 (default: saved, else 400)
+                     */
                     uiHeight?: number;
                     /** @description Accepted: stable */
                     releaseChannel?: string;
@@ -6862,9 +10169,15 @@ export interface operations {
                     variant: string;
                     /** @description validation-only, storefront-only, storefront-validation (default: saved, else validation-only) */
                     experienceMode?: string;
-                    /** @description Panel width in pixels, 1–4096 (default: saved, else 600) */
+                    /**
+                     * Format: int32
+                     * @description Panel width in pixels, 1–4096 (default: saved, else 600)
+                     */
                     uiWidth?: number;
-                    /** @description Panel height in pixels, 1–4096 (default: saved, else 400) */
+                    /**
+                     * Format: int32
+                     * @description Panel height in pixels, 1–4096 (default: saved, else 400)
+                     */
                     uiHeight?: number;
                     /** @description Accepted: stable */
                     releaseChannel?: string;
@@ -8017,9 +11330,14 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: int32 */
                     productId?: number;
+                    /** Format: int32 */
                     product_id?: number;
-                    /** @default 1 */
+                    /**
+                     * Format: int32
+                     * @default 1
+                     */
                     quantity?: number;
                     /** @description 1–12 letters or digits; upper-cased */
                     prefix?: string;
@@ -8768,7 +12086,7 @@ export interface operations {
                         rows: ({
                             id: number;
                             action: string;
-                            /** @description developer | runtime | system */
+                            /** @description developer | runtime | system | customer (a buyer in the customer portal) */
                             actor_type: string;
                             actor_account_id: number | null;
                             reason: string | null;
@@ -9521,9 +12839,13 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: int32 */
                     productId?: number;
                     productIds?: number[];
-                    /** @description customer_id of an existing customer you can see */
+                    /**
+                     * Format: int32
+                     * @description customer_id of an existing customer you can see
+                     */
                     customerId?: number;
                     /**
                      * Format: email
@@ -9542,7 +12864,10 @@ export interface operations {
                     /** @description Why access is granted; kept for reconciliation (required) */
                     reason: string;
                     note?: string;
-                    /** @description Required for existing_serial, refused otherwise */
+                    /**
+                     * Format: int32
+                     * @description Required for existing_serial, refused otherwise
+                     */
                     serialId?: number;
                     /**
                      * Format: date-time
@@ -9995,6 +13320,2299 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.session.requestLink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "workspace": "example",
+                 *       "email": "ann.lee@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The workspace's public slug or its id, as the portal URL shows it (`/portal/<workspace>`) */
+                    workspace: string;
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true,
+                     *       "message": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.session.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "expiresAt": "2026-11-24T10:00:00.000Z",
+                     *       "customer": {
+                     *         "email": "ann.lee@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee"
+                     *       },
+                     *       "workspace": {
+                     *         "id": 1,
+                     *         "name": "Example",
+                     *         "slug": "example",
+                     *         "portalUrl": "https://example.com/"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        customer: {
+                            email: string;
+                            firstName: string | null;
+                            lastName: string | null;
+                        };
+                        workspace: {
+                            id: number;
+                            name: string;
+                            slug: string | null;
+                            /**
+                             * Format: uri
+                             * @description The portal’s address, for links back to it
+                             */
+                            portalUrl: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.session.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The `token` of the sign-in link’s fragment (`#token=pcl_…`) */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "example",
+                     *       "expiresAt": "2026-11-24T10:00:00.000Z",
+                     *       "customer": {
+                     *         "email": "ann.lee@example.com",
+                     *         "firstName": "Ann",
+                     *         "lastName": "Lee"
+                     *       },
+                     *       "workspace": {
+                     *         "id": 1,
+                     *         "name": "Example",
+                     *         "slug": "example",
+                     *         "portalUrl": "https://example.com/"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Bearer token for non-browser clients (`Authorization: Bearer pcs_…`); browsers use the HttpOnly cookie set with this answer */
+                        token: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        customer: {
+                            email: string;
+                            firstName: string | null;
+                            lastName: string | null;
+                        };
+                        workspace: {
+                            id: number;
+                            name: string;
+                            slug: string | null;
+                            /**
+                             * Format: uri
+                             * @description The portal’s address, for links back to it
+                             */
+                            portalUrl: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.session.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ended": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ended: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.orders.list": {
+        parameters: {
+            query?: {
+                /** @example 1 */
+                page?: number;
+                /**
+                 * @description Page size, at most 500
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "order_id": 1,
+                     *           "purchased_at": "2026-11-24T10:00:00.000Z",
+                     *           "status": "example",
+                     *           "refund_status": "example",
+                     *           "invoice_available": true,
+                     *           "currency": "usd",
+                     *           "total_cents": 4900,
+                     *           "items": [
+                     *             {
+                     *               "order_item_id": 1,
+                     *               "product_id": 1,
+                     *               "product": "example",
+                     *               "amount_cents": 4900,
+                     *               "currency": "usd",
+                     *               "refunded_cents": 4900,
+                     *               "refund_status": "example"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "page": 1,
+                     *       "pageSize": 1
+                     *     }
+                     */
+                    "application/json": {
+                        rows: components["schemas"]["CustomerPortalOrder"][];
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.orders.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One of the buyer’s orders (hidden orders are never shown) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "order_id": 1,
+                     *       "purchased_at": "2026-11-24T10:00:00.000Z",
+                     *       "status": "example",
+                     *       "refund_status": "example",
+                     *       "invoice_available": true,
+                     *       "currency": "usd",
+                     *       "total_cents": 4900,
+                     *       "items": [
+                     *         {
+                     *           "order_item_id": 1,
+                     *           "product_id": 1,
+                     *           "product": "example",
+                     *           "amount_cents": 4900,
+                     *           "currency": "usd",
+                     *           "refunded_cents": 4900,
+                     *           "refund_status": "example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerPortalOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.licenses.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "serial_id": 1,
+                     *           "serial": "ABCD-EFGH-JKLM-NPQR",
+                     *           "product_id": 1,
+                     *           "product": "example",
+                     *           "status": "example",
+                     *           "expires_at": "2026-11-24T10:00:00.000Z",
+                     *           "max_activations": 1,
+                     *           "active_activation_count": 1,
+                     *           "activations": [
+                     *             {
+                     *               "id": 1,
+                     *               "machine_name": "example",
+                     *               "first_seen_at": "2026-11-24T10:00:00.000Z",
+                     *               "last_seen_at": "2026-11-24T10:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        rows: components["schemas"]["CustomerPortalLicense"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.licenses.releaseDevice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                serialId: number;
+                /** @example 1 */
+                activationId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "serial_id": 1,
+                     *       "serial": "ABCD-EFGH-JKLM-NPQR",
+                     *       "product_id": 1,
+                     *       "product": "example",
+                     *       "status": "example",
+                     *       "expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "max_activations": 1,
+                     *       "active_activation_count": 1,
+                     *       "activations": [
+                     *         {
+                     *           "id": 1,
+                     *           "machine_name": "example",
+                     *           "first_seen_at": "2026-11-24T10:00:00.000Z",
+                     *           "last_seen_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerPortalLicense"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.licenses.activateOffline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                serialId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "productAppId": "example",
+                 *       "serial": "ABCD-EFGH-JKLM-NPQR",
+                 *       "machineId": "example",
+                 *       "machineName": "example",
+                 *       "platform": "macos",
+                 *       "appVersion": "1.0.0",
+                 *       "nonce": "example",
+                 *       "format": "patchbay-machine-request/1"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The productAppId shipped in the plugin */
+                    productAppId: string;
+                    /** @description Serial code; case, spaces and dashes are ignored */
+                    serial: string;
+                    /** @description Stable machine fingerprint computed by the plugin */
+                    machineId: string;
+                    machineName?: string | null;
+                    platform?: string | null;
+                    appVersion?: string | null;
+                    /** @description Echoed back and bound into the token to prevent replay */
+                    nonce: string;
+                    /**
+                     * @description The file format; absent means this one
+                     * @enum {string}
+                     */
+                    format?: "patchbay-machine-request/1";
+                } & {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @example {
+                 *       "file": {
+                 *         "productAppId": "example",
+                 *         "serial": "ABCD-EFGH-JKLM-NPQR",
+                 *         "machineId": "example",
+                 *         "machineName": "example",
+                 *         "platform": "macos",
+                 *         "appVersion": "1.0.0",
+                 *         "nonce": "example",
+                 *         "format": "patchbay-machine-request/1"
+                 *       }
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description The machine request file (`patchbay-machine-request/1`): productAppId, serial, machineId and nonce, and machineName, platform and appVersion when the plugin knows them, as the plugin wrote them */
+                    file: {
+                        /** @description The productAppId shipped in the plugin */
+                        productAppId: string;
+                        /** @description Serial code; case, spaces and dashes are ignored */
+                        serial: string;
+                        /** @description Stable machine fingerprint computed by the plugin */
+                        machineId: string;
+                        machineName?: string | null;
+                        platform?: string | null;
+                        appVersion?: string | null;
+                        /** @description Echoed back and bound into the token to prevent replay */
+                        nonce: string;
+                        /**
+                         * @description The file format; absent means this one
+                         * @enum {string}
+                         */
+                        format?: "patchbay-machine-request/1";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "license": "example",
+                     *       "filename": "example",
+                     *       "activation": {
+                     *         "id": 1,
+                     *         "machine_name": "example",
+                     *         "first_seen_at": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "expiresAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The license file’s content (JSON, format `patchbay-license/1`, carrying the signed license token); save it as `filename` */
+                        license: string;
+                        filename: string;
+                        activation: {
+                            id: number;
+                            machine_name: string | null;
+                            /** Format: date-time */
+                            first_seen_at: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the license token expires (the product’s offline grace, never past the serial’s end)
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "license": "example",
+                     *       "filename": "example",
+                     *       "activation": {
+                     *         "id": 1,
+                     *         "machine_name": "example",
+                     *         "first_seen_at": "2026-11-24T10:00:00.000Z"
+                     *       },
+                     *       "expiresAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The license file’s content (JSON, format `patchbay-license/1`, carrying the signed license token); save it as `filename` */
+                        license: string;
+                        filename: string;
+                        activation: {
+                            id: number;
+                            machine_name: string | null;
+                            /** Format: date-time */
+                            first_seen_at: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the license token expires (the product’s offline grace, never past the serial’s end)
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.keys.resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true,
+                     *       "message": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.downloads.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "file_id": "example",
+                     *           "product_id": 1,
+                     *           "product": "example",
+                     *           "filename": "example",
+                     *           "platform": "macos",
+                     *           "type": "example",
+                     *           "version": "1.0.0",
+                     *           "changelog": "example",
+                     *           "releasedAt": "2026-11-24T10:00:00.000Z",
+                     *           "sizeBytes": 1,
+                     *           "uploadedAt": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        rows: components["schemas"]["CustomerPortalDownload"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.downloads.link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example example */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/",
+                     *       "filename": "example",
+                     *       "expiresIn": 300
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrivateLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.settings.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace’s buyers’ portal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "slug": "example",
+                     *       "url": "https://example.com/"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerPortalSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "customerPortal.settings.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "slug": "example"
+                 *     }
+                 */
+                "application/json": {
+                    enabled?: boolean;
+                    /** @description The public name in the portal URL (not all digits); null removes it (the URL then carries the workspace id) */
+                    slug?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The workspace’s buyers’ portal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "slug": "example",
+                     *       "url": "https://example.com/"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerPortalSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.eventTypes.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_types": [
+                     *         {
+                     *           "type": "example",
+                     *           "version": 1,
+                     *           "summary": "example",
+                     *           "description": "example",
+                     *           "subscribable": true,
+                     *           "schema": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        event_types: {
+                            type: string;
+                            version: number;
+                            summary: string;
+                            description: string;
+                            /** @description false for `webhook.test`, which is sent on request only */
+                            subscribable: boolean;
+                            /** @description The JSON Schema of the event’s `data` */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.endpoints.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": 1,
+                     *           "url": "https://example.com/",
+                     *           "description": "example",
+                     *           "events": [
+                     *             "example"
+                     *           ],
+                     *           "enabled": true,
+                     *           "disabled_reason": "manual",
+                     *           "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *           "failing_since": "2026-11-24T10:00:00.000Z",
+                     *           "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "updated_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        rows: {
+                            id: number;
+                            url: string;
+                            description: string | null;
+                            events: string[];
+                            enabled: boolean;
+                            disabled_reason: ("manual" | "failing") | null;
+                            disabled_at: string | null;
+                            failing_since: string | null;
+                            previous_secret_expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.endpoints.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/",
+                 *       "events": [
+                 *         "*"
+                 *       ],
+                 *       "description": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description https (plain http only to hosts the deployment allows with WEBHOOK_ALLOWED_HOSTS)
+                     */
+                    url: string;
+                    events: ("*" | "customer.created" | "customer.removed" | "serial.generated" | "serial.assigned" | "serial.status_changed" | "activation.created" | "activation.released" | "purchase.recorded" | "purchase.refunded" | "import.finished" | "partner.agreement.status_changed" | "partner.consent.recorded" | "payout.transfer.status_changed")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://example.com/",
+                     *       "description": "example",
+                     *       "events": [
+                     *         "example"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "manual",
+                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "failing_since": "2026-11-24T10:00:00.000Z",
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z",
+                     *       "secret": "whsec_A"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string | null;
+                        events: string[];
+                        enabled: boolean;
+                        disabled_reason: ("manual" | "failing") | null;
+                        disabled_at: string | null;
+                        failing_since: string | null;
+                        previous_secret_expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description The signing secret, shown this once (`whsec_` and base64): keep it where your receiver verifies signatures */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.endpoints.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://example.com/",
+                     *       "description": "example",
+                     *       "events": [
+                     *         "example"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "manual",
+                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "failing_since": "2026-11-24T10:00:00.000Z",
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string | null;
+                        events: string[];
+                        enabled: boolean;
+                        disabled_reason: ("manual" | "failing") | null;
+                        disabled_at: string | null;
+                        failing_since: string | null;
+                        previous_secret_expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.endpoints.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.endpoints.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/",
+                 *       "events": [
+                 *         "*"
+                 *       ],
+                 *       "enabled": true,
+                 *       "description": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description https (plain http only to hosts the deployment allows with WEBHOOK_ALLOWED_HOSTS)
+                     */
+                    url?: string;
+                    events?: ("*" | "customer.created" | "customer.removed" | "serial.generated" | "serial.assigned" | "serial.status_changed" | "activation.created" | "activation.released" | "purchase.recorded" | "purchase.refunded" | "import.finished" | "partner.agreement.status_changed" | "partner.consent.recorded" | "payout.transfer.status_changed")[];
+                    /** @description false disables the endpoint (nothing is sent to it); true enables it again and forgets its failures */
+                    enabled?: boolean;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://example.com/",
+                     *       "description": "example",
+                     *       "events": [
+                     *         "example"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": "manual",
+                     *       "disabled_at": "2026-11-24T10:00:00.000Z",
+                     *       "failing_since": "2026-11-24T10:00:00.000Z",
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z",
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string | null;
+                        events: string[];
+                        enabled: boolean;
+                        disabled_reason: ("manual" | "failing") | null;
+                        disabled_at: string | null;
+                        failing_since: string | null;
+                        previous_secret_expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.endpoints.rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "secret": "whsec_A",
+                     *       "previous_secret_expires_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        /** @description The signing secret, shown this once (`whsec_` and base64): keep it where your receiver verifies signatures */
+                        secret: string;
+                        /**
+                         * Format: date-time
+                         * @description Until then every delivery carries a signature with the previous secret too
+                         */
+                        previous_secret_expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.endpoints.sendTest": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "endpoint_id": 1,
+                     *       "event_id": "example",
+                     *       "event_type": "example",
+                     *       "status": "pending",
+                     *       "attempts": 1,
+                     *       "last_status_code": 1,
+                     *       "next_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *       "last_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *       "response_duration_ms": 1,
+                     *       "response_body": "example",
+                     *       "error": "example",
+                     *       "created_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        endpoint_id: number;
+                        /** @description The event’s id: the body’s `id` and the `webhook-id` header */
+                        event_id: string;
+                        event_type: string;
+                        /** @description pending: queued, not yet answered; retrying: failed, another attempt is scheduled (`next_attempt_at`); succeeded: a 2xx answer; failed: every attempt failed (or the endpoint was disabled) */
+                        status: "pending" | "succeeded" | "failed" | "retrying";
+                        /** @description Attempts made, redeliveries included */
+                        attempts: number;
+                        last_status_code: number | null;
+                        next_attempt_at: string | null;
+                        last_attempt_at: string | null;
+                        response_duration_ms: number | null;
+                        response_body: string | null;
+                        error: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.deliveries.list": {
+        parameters: {
+            query?: {
+                /** @example 1 */
+                page?: number;
+                /**
+                 * @description Page size, at most 500
+                 * @example 50
+                 */
+                limit?: number;
+                /** @example pending */
+                status?: "pending" | "succeeded" | "failed" | "retrying";
+            };
+            header?: never;
+            path: {
+                /** @example 1 */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": 1,
+                     *           "endpoint_id": 1,
+                     *           "event_id": "example",
+                     *           "event_type": "example",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "last_status_code": 1,
+                     *           "next_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *           "last_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *           "response_duration_ms": 1,
+                     *           "response_body": "example",
+                     *           "error": "example",
+                     *           "created_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "page": 1,
+                     *       "pageSize": 1
+                     *     }
+                     */
+                    "application/json": {
+                        rows: {
+                            id: number;
+                            endpoint_id: number;
+                            /** @description The event’s id: the body’s `id` and the `webhook-id` header */
+                            event_id: string;
+                            event_type: string;
+                            /** @description pending: queued, not yet answered; retrying: failed, another attempt is scheduled (`next_attempt_at`); succeeded: a 2xx answer; failed: every attempt failed (or the endpoint was disabled) */
+                            status: "pending" | "succeeded" | "failed" | "retrying";
+                            /** @description Attempts made, redeliveries included */
+                            attempts: number;
+                            last_status_code: number | null;
+                            next_attempt_at: string | null;
+                            last_attempt_at: string | null;
+                            response_duration_ms: number | null;
+                            response_body: string | null;
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.deliveries.redeliverFailed": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                endpointId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T10:00:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Failed deliveries of events created at or after this time are queued again
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": 1,
+                     *       "more": true
+                     *     }
+                     */
+                    "application/json": {
+                        queued: number;
+                        /** @description More failed deliveries are left than one request queues (10000); send the request again */
+                        more: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhooks.deliveries.redeliver": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per caller and key; the same request again gets it back with `Idempotent-Replayed: true`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example 1 */
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "endpoint_id": 1,
+                     *       "event_id": "example",
+                     *       "event_type": "example",
+                     *       "status": "pending",
+                     *       "attempts": 1,
+                     *       "last_status_code": 1,
+                     *       "next_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *       "last_attempt_at": "2026-11-24T10:00:00.000Z",
+                     *       "response_duration_ms": 1,
+                     *       "response_body": "example",
+                     *       "error": "example",
+                     *       "created_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: number;
+                        endpoint_id: number;
+                        /** @description The event’s id: the body’s `id` and the `webhook-id` header */
+                        event_id: string;
+                        event_type: string;
+                        /** @description pending: queued, not yet answered; retrying: failed, another attempt is scheduled (`next_attempt_at`); succeeded: a 2xx answer; failed: every attempt failed (or the endpoint was disabled) */
+                        status: "pending" | "succeeded" | "failed" | "retrying";
+                        /** @description Attempts made, redeliveries included */
+                        attempts: number;
+                        last_status_code: number | null;
+                        next_attempt_at: string | null;
+                        last_attempt_at: string | null;
+                        response_duration_ms: number | null;
+                        response_body: string | null;
+                        error: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "webhookEvents.customerCreated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "customer.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        /** @description This workspace’s id for the customer */
+                        customer_id: number;
+                        /** Format: email */
+                        email: string;
+                        first_name: string | null;
+                        last_name: string | null;
+                        /** @description What created it: import (customer import), serial-import, purchase-import, checkout, grant (manual grant) */
+                        source: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.customerRemoved": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "customer.removed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        customer_id: number;
+                        /** Format: email */
+                        email: string;
+                        reason: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.serialGenerated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "serial.generated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        product_id: number;
+                        count: number;
+                        serial_ids: number[];
+                        batch_tag: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.serialAssigned": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "serial.assigned";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        serial_id: number;
+                        product_id: number;
+                        customer_id: number | null;
+                        order_id: number | null;
+                        /** @description What assigned it: assigned_by_import (a purchase import), assigned_by_grant (a manual grant of an existing serial) */
+                        via: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.serialStatusChanged": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "serial.status_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        serial_id: number;
+                        product_id: number;
+                        action: "activate" | "reactivate" | "deactivate" | "suspend" | "unsuspend" | "revoke";
+                        previous_status: "available" | "redeemed" | "suspended" | "deactivated" | "revoked";
+                        status: "available" | "redeemed" | "suspended" | "deactivated" | "revoked";
+                        released_activations: number;
+                        reason: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.activationCreated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "activation.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        activation_id: number;
+                        serial_id: number;
+                        product_id: number;
+                        machine_id: string;
+                        machine_name: string | null;
+                        platform: string | null;
+                        app_version: string | null;
+                        /** Format: date-time */
+                        activated_at: string;
+                        via: "runtime" | "customer_portal";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.activationReleased": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "activation.released";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        activation_id: number;
+                        serial_id: number;
+                        product_id: number;
+                        machine_id: string;
+                        released_by: "runtime" | "developer" | "customer_portal";
+                        reason: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.purchaseRecorded": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "purchase.recorded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        order_item_id: number;
+                        order_id: number;
+                        product_id: number;
+                        customer_id: number | null;
+                        channel: "managed_checkout" | "external_store" | "manual_grant" | "import";
+                        record_type: "sale" | "free" | "grant" | "subscription";
+                        currency: string;
+                        price_cents: number;
+                        sale_price_cents: number;
+                        serial_id: number | null;
+                        /** Format: date-time */
+                        purchased_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.purchaseRefunded": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "purchase.refunded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        order_item_id: number;
+                        order_reference: string | null;
+                        /** @description This refund */
+                        amount_cents: number;
+                        /** @description Refunded so far, this refund included */
+                        refunded_cents: number;
+                        fully_refunded: boolean;
+                        /** Format: date-time */
+                        refunded_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.importFinished": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "import.finished";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        import_id: number;
+                        kind: "customers" | "serials" | "purchases";
+                        state: "succeeded" | "failed";
+                        imported_count: number;
+                        inserted_count: number;
+                        failed_count: number | null;
+                        failure: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.partnerAgreementStatusChanged": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "partner.agreement.status_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        agreement_id: number;
+                        previous_status: "pending" | "accepted" | "active" | "paused" | "ended";
+                        status: "pending" | "accepted" | "active" | "paused" | "ended";
+                        changed_by: "developer" | "recipient";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.partnerConsentRecorded": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "partner.consent.recorded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        agreement_id: number;
+                        party: "developer" | "recipient";
+                        terms_version: number;
+                        policy_version: string;
+                        live_terms_consented: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.payoutTransferStatusChanged": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "payout.transfer.status_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        transfer_id: number;
+                        agreement_id: number;
+                        previous_status: ("reserved" | "submitted" | "paid" | "failed" | "reconciliation_required") | null;
+                        status: "reserved" | "submitted" | "paid" | "failed" | "reconciliation_required";
+                        currency: string;
+                        amount_cents: number;
+                        livemode: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhookEvents.webhookTest": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event’s id (the body’s `id`), the same on every attempt: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed; refuse one far from your clock (the libraries allow 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint secret (base64-decoded after `whsec_`); two during a secret rotation’s overlap. Verify with a Standard Webhooks library */
+                "webhook-signature": string;
+                /** @description The version of the event type’s schema */
+                "patchbay-event-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (also `webhook-id`) */
+                    id: string;
+                    /** @constant */
+                    type: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (delivery order is not guaranteed: order by this)
+                     */
+                    created_at: string;
+                    workspace_id: number;
+                    data: {
+                        endpoint_id: number;
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds acknowledges the event; anything else, or no answer, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { HttpLimits } from '../../src/platform/http/limits.js';
 import type { PrivateStorage } from '../../src/platform/storage/storage.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { type App, type AppOptions, buildApp } from '../../src/app.js';
 import type { JwtSettings } from '../../src/platform/auth/jwt.js';
 import { type MailTransport, MemoryTransport } from '../../src/platform/mail/transport.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/db/database.js';
-import { setJobQueueName } from '../../src/platform/jobs/queue.js';
 import { type FixtureDocument, type FixtureResult, loadFixtures } from '../../src/operator/fixtures.js';
 
 export const TEST_JWT: JwtSettings = {
@@ -21,9 +20,8 @@ export const TEST_LICENSE_KEY = Buffer.alloc(32, 7);
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
-// Test files share one PostgreSQL database; each test process works its own job queue, so one
+// Test files share one PostgreSQL database; each file works its own job queue (test/helpers/per-file.ts), so one
 // file's runner never runs (and sends the e-mail of) another file's jobs.
-setJobQueueName(`test-${process.pid}-${randomUUID().slice(0, 8)}`);
 
 export interface TestContext {
   app: App;
@@ -34,12 +32,16 @@ export interface TestContext {
 export async function buildTestApp(
   options: {
     rateLimit?: { perIp: number; perSerial: number; perSerialTotal?: number };
-    mail?: { transport: MailTransport };
+    mail?: { transport: MailTransport; outbox?: boolean };
+    accounts?: AppOptions['accounts'];
+    trustProxy?: AppOptions['trustProxy'];
     redis?: Redis;
     rateLimitNamespace?: string;
     httpLimits?: Partial<HttpLimits>;
     /** Another URL for the same test database (a fault-injecting proxy, say). */
     databaseUrl?: string;
+    /** The embedded database in this directory instead of memory (shared with child processes, one at a time). */
+    dataDir?: string;
     jobs?: { pollIntervalMs?: number; concurrency?: number; run?: boolean };
     onQuery?: (sql: string) => void;
     storage?: PrivateStorage;
@@ -50,11 +52,21 @@ export async function buildTestApp(
     packages?: { buildSlots?: number; downloadsPerMinute?: number; minBuildMs?: number; liveRotationOverlapDays?: number };
     partners?: AppOptions['partners'];
     checkout?: AppOptions['checkout'];
+    checkoutConnections?: AppOptions['checkoutConnections'];
+    web?: AppOptions['web'];
+    webhooks?: AppOptions['webhooks'];
+    /** A logger to inspect what the service logs (default: none). */
+    loggerInstance?: AppOptions['loggerInstance'];
   } = {},
 ): Promise<TestContext> {
+  const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
+  // In memory, the database starts as a copy of the run's migrated template (test/helpers/global-setup.ts); the
+  // migrate below then finds nothing to do. Without the template (on PostgreSQL, in a directory) it migrates.
+  const template = databaseUrl || options.dataDir ? null : inject('pgliteTemplate');
   const database = await openDatabase({
-    databaseUrl: options.databaseUrl ?? process.env.DATABASE_URL,
-    dataDir: null,
+    databaseUrl,
+    dataDir: options.dataDir ?? null,
+    ...(template ? { template } : {}),
     poolSize: 10,
     ...(options.onQuery ? { onQuery: options.onQuery } : {}),
   });
@@ -70,7 +82,9 @@ export async function buildTestApp(
     redis: options.redis,
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     ...(options.rateLimitNamespace ? { rateLimitNamespace: options.rateLimitNamespace } : {}),
-    mail: { transport: options.mail?.transport ?? new MemoryTransport() },
+    mail: { transport: options.mail?.transport ?? new MemoryTransport(), ...(options.mail?.outbox ? { outbox: true } : {}) },
+    ...(options.accounts ? { accounts: options.accounts } : {}),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     jobs: { pollIntervalMs: 200, ...options.jobs },
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     // Imports stay synchronous up to the row limit unless a test asks for the job path.
@@ -81,6 +95,10 @@ export async function buildTestApp(
     ...(options.packages ? { packages: options.packages } : {}),
     ...(options.partners ? { partners: options.partners } : {}),
     ...(options.checkout ? { checkout: options.checkout } : {}),
+    ...(options.checkoutConnections ? { checkoutConnections: options.checkoutConnections } : {}),
+    ...(options.web ? { web: options.web } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : {}),
   });
   await app.ready();
   return { app, database };
@@ -133,13 +151,23 @@ export async function seedWorkspace(
     /** Partner agreements in any state (fixtures' `programs`, workspace filled in). */
     programs?: Array<Omit<NonNullable<FixtureDocument['programs']>[number], 'workspace'>>;
     partnerProgramsEnabled?: boolean;
+    /** The buyers' portal of the workspace: its slug and switch (fixtures' `slug`, `customerPortalEnabled`). */
+    slug?: string;
+    customerPortalEnabled?: boolean;
   } = {},
 ): Promise<SeededWorkspace> {
   const s = unique();
   const members = extra.members ?? [];
   const result = await loadFixtures(ctx.database.db, TEST_JWT, {
     workspaces: [
-      { key: 'ws', name: `Workspace ${s}`, billingEligible: extra.billingEligible ?? true, ...(extra.partnerProgramsEnabled === false ? { partnerProgramsEnabled: false } : {}) },
+      {
+        key: 'ws',
+        name: `Workspace ${s}`,
+        billingEligible: extra.billingEligible ?? true,
+        ...(extra.partnerProgramsEnabled === false ? { partnerProgramsEnabled: false } : {}),
+        ...(extra.slug === undefined ? {} : { slug: extra.slug }),
+        ...(extra.customerPortalEnabled === undefined ? {} : { customerPortalEnabled: extra.customerPortalEnabled }),
+      },
     ],
     accounts: [
       { key: 'owner', email: `owner-${s}@dev.test`, emailVerified: true },

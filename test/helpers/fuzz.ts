@@ -24,6 +24,8 @@ export interface FuzzOperation {
   body?: { required: boolean; content: Record<string, JsonSchema> };
   /** True when the operation takes a bearer token. */
   secured: boolean;
+  /** The security schemes it accepts (bearer, customerBearer …). */
+  schemes: string[];
 }
 
 export interface FuzzRequest {
@@ -40,6 +42,8 @@ export type KnownValues = Record<string, readonly unknown[]>;
 
 export interface FuzzContext {
   token: string;
+  /** Bearer tokens of other kinds of caller, by the security scheme that takes them (a buyer's `customerBearer`). */
+  tokens?: Record<string, string>;
   known: KnownValues;
   /** Workspace ids for X-Workspace-Id (the caller's and another one). */
   workspaceIds: readonly number[];
@@ -83,6 +87,7 @@ export function operationsOf(doc: any): FuzzOperation[] {
             }
           : {}),
         secured: Array.isArray(op.security) && op.security.length > 0,
+        schemes: (Array.isArray(op.security) ? op.security : []).flatMap((requirement: Record<string, unknown>) => Object.keys(requirement)),
       });
     }
   }
@@ -647,7 +652,8 @@ export function requestArbitrary(op: FuzzOperation, ctx: FuzzContext): fc.Arbitr
     return fc.record({ method, path, query, extraQuery, headers, body }).map(({ method: m, path: params, query: q, extraQuery: extra, headers: h, body: b }): FuzzRequest => {
       const pairs = [...Object.entries(q).flatMap(([name, value]) => queryPairs(name, value)), ...extra];
       const url = op.path.replace(/\{(\w+)\}/g, (_, name: string) => urlText(params[name])) + (pairs.length ? `?${pairs.join('&')}` : '');
-      const allHeaders: Record<string, string> = { ...(op.secured ? { authorization: `Bearer ${ctx.token}` } : {}), ...h };
+      const token = op.schemes.map((scheme) => ctx.tokens?.[scheme]).find((t) => t !== undefined) ?? ctx.token;
+      const allHeaders: Record<string, string> = { ...(op.secured ? { authorization: `Bearer ${token}` } : {}), ...h };
       if (b.contentType !== undefined) allHeaders['content-type'] = b.contentType;
       return { method: m, url, headers: allHeaders, ...(b.payload === undefined ? {} : { payload: b.payload }), note: `wrong: ${wrong}; body: ${b.note}` };
     });
@@ -657,7 +663,7 @@ export function requestArbitrary(op: FuzzOperation, ctx: FuzzContext): fc.Arbitr
 /** The request as code, for the failure message (the token is elided). */
 export function describeRequest(req: FuzzRequest, maxChars = 20_000): string {
   const headers = { ...req.headers };
-  if (headers.authorization) headers.authorization = 'Bearer <owner token>';
+  if (headers.authorization) headers.authorization = 'Bearer <token>';
   const lines = [`${req.method} ${req.url}`, `headers: ${JSON.stringify(headers)}`];
   if (req.payload !== undefined) {
     const bytes = Buffer.isBuffer(req.payload) ? req.payload : Buffer.from(req.payload);

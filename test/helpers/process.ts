@@ -3,13 +3,17 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
+import { buildServer } from './build.js';
 
 // The server and the CLI as real child processes, on a temporary DATA_DIR, with none of the
 // test run's own configuration leaking in. Every child is stopped and every directory removed
 // after the file's tests.
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** What `npm start` and `bin/patchbay.js` run: the build, never the TypeScript sources. */
+export const SERVER_ENTRY = 'dist/server.js';
+export const CLI_ENTRY = 'bin/patchbay.js';
 const CONFIG_VARS = [
   'DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'NODE_ENV', 'REDIS_URL',
 ];
@@ -41,8 +45,18 @@ export interface Tracked {
   output: () => Outcome;
 }
 
+let built = false;
+
+/** vitest.config.ts's global set-up builds dist/ for the run; a run without it (test/e2e) builds here, once. */
+export function ensureBuilt(): void {
+  if (built) return;
+  if (!inject('serverBuilt')) buildServer();
+  built = true;
+}
+
 /** Spawns `command args` (default: node) in the repository and collects its output. */
 export function spawnTracked(args: string[], env: NodeJS.ProcessEnv, command = process.execPath): Tracked {
+  ensureBuilt();
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const out: Outcome = { code: null, signal: null, stdout: '', stderr: '' };
@@ -67,7 +81,7 @@ export interface Server extends Tracked {
 /** Starts the server (or `command args`, e.g. npm start) and resolves once it has printed its start-up block. */
 export function startServer(dataDir: string, extra: Record<string, string> = {}, command?: { command: string; args: string[] }): Promise<Server> {
   const env = childEnv(dataDir, { PORT: '0', LOG_LEVEL: 'warn', ...extra });
-  const tracked = command ? spawnTracked(command.args, env, command.command) : spawnTracked(['--import', 'tsx', 'src/server.ts'], env);
+  const tracked = command ? spawnTracked(command.args, env, command.command) : spawnTracked([SERVER_ENTRY], env);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start in time\n${JSON.stringify(tracked.output())}`)), 150_000);
     tracked.child.stdout!.on('data', () => {

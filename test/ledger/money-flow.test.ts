@@ -1,64 +1,18 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signCheckoutPayload } from '../../src/modules/checkout/checkout.signature.js';
 import { unbalancedTransactions } from '../../src/modules/ledger/ledger.repo.js';
-import { Recipients } from '../../src/modules/recipients/recipients.service.js';
 import { MemoryTransport } from '../../src/platform/mail/transport.js';
 import { bearer, seedWorkspace, type SeededWorkspace, type TestContext, unique, useTestApp } from '../helpers/app.js';
+import { accounting, CHECKOUT_SECRET, collaboration, postCheckoutEvent, sell, wallet } from '../payouts/partner-money.js';
 
-const SECRET = 'whsec_flow_0123456789abcdef0123456789abcdef';
 const transport = new MemoryTransport();
-const ctx = useTestApp({ mail: { transport }, checkout: { webhookSecrets: [SECRET] } });
+const ctx = useTestApp({ mail: { transport }, checkout: { webhookSecrets: [CHECKOUT_SECRET] } });
 const PROGRAMS = '/api/developer/partners/programs';
 
 const now = () => Math.floor(Date.now() / 1000);
 
-async function post(c: TestContext, event: object) {
-  const body = JSON.stringify(event);
-  const res = await c.app.inject({
-    method: 'POST',
-    url: '/api/checkout/events',
-    headers: { 'content-type': 'application/json', 'patchbay-signature': signCheckoutPayload(SECRET, body, now()) },
-    payload: body,
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-async function sell(c: TestContext, ws: SeededWorkspace, product: string, cents: number) {
-  const orderId = `ord_${unique()}`;
-  await post(c, {
-    id: `evt_${unique()}`,
-    type: 'sale.captured',
-    created: now() + 1,
-    data: { workspace_id: ws.workspaceId, order_id: orderId, currency: 'usd', customer: { email: `b-${unique()}@customer.test` }, items: [{ product_id: ws.ids.products[product], subtotal_cents: cents, discount_cents: 0 }] },
-  });
-  return orderId;
-}
-
 const refund = (c: TestContext, ws: SeededWorkspace, orderId: string, product: string, cents: number) =>
-  post(c, { id: `evt_${unique()}`, type: 'refund.created', created: now(), data: { workspace_id: ws.workspaceId, order_id: orderId, product_id: ws.ids.products[product], amount_cents: cents } });
-
-async function collaboration(c: TestContext, opts: { email?: string; consents?: Array<'developer' | 'recipient'>; members?: Array<{ key: string; permissions: string[]; products: 'all' | string[] }> } = {}) {
-  const email = opts.email ?? `co-${unique()}@partner.test`;
-  const ws = await seedWorkspace(c, {
-    members: opts.members ?? [],
-    programs: [
-      { key: 'co', kind: 'collaborator', name: 'Co', recipientEmail: email, rateBps: 0, productRates: [{ product: 'p1', rateBps: 5000 }], status: 'active', consents: opts.consents ?? ['developer', 'recipient'] },
-    ],
-  });
-  const session = (await new Recipients(c.database.db, '').operatorSession(email)).token;
-  return { ws, email, session, co: ws.ids.programs.co! };
-}
-
-const wallet = (c: TestContext, session: string) =>
-  c.app.inject({ method: 'POST', url: '/api/partner-portal/programs/payouts/wallet-provider', headers: bearer(session), payload: { livemode: false, confirm_verified_email: true } });
-
-async function accounting(c: TestContext, ws: SeededWorkspace, co: number) {
-  const res = await c.app.inject({ method: 'GET', url: `${PROGRAMS}/accounting`, headers: bearer(ws.owner) });
-  expect(res.statusCode, res.body).toBe(200);
-  return { body: res.json(), partner: res.json().balance_details.find((d: { agreement_id: number | null }) => d.agreement_id === co) };
-}
+  postCheckoutEvent(c, { id: `evt_${unique()}`, type: 'refund.created', created: now(), data: { workspace_id: ws.workspaceId, order_id: orderId, product_id: ws.ids.products[product], amount_cents: cents } });
 
 async function payoutRun(c: TestContext) {
   const result = await c.app.transfers.run(false);

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { LocalStorage } from '../../src/platform/storage/storage.js';
 import { bearer, buildTestApp, onPostgres, seedWorkspace, type SeededWorkspace, type TestContext, useTestApp } from '../helpers/app.js';
@@ -49,7 +50,7 @@ describe('GET …/plugin-package', () => {
     const res = await getPackage(ctx(), ws, `?variant=${variant}&uiWidth=800&uiHeight=500&experienceMode=storefront-validation`);
     expect(res.statusCode, res.body).toBe(200);
     const link = res.json();
-    expect(link).toEqual({ url: expect.stringMatching(/^\/api\/private-links\/packages\/pkg_/), filename: expect.stringMatching(new RegExp(`-${variant}-live-[0-9a-f]{12}\\.zip$`)), expiresIn: 300 });
+    expect(link).toEqual({ url: expect.stringMatching(/^http:\/\/patchbay\.test\/api\/private-links\/packages\/pkg_/), filename: expect.stringMatching(new RegExp(`-${variant}-live-[0-9a-f]{12}\\.zip$`)), expiresIn: 300 });
     const archive = await fetchArchive(ctx(), link.url);
     const root = `patchbay-${variant}`;
     const manifest = JSON.parse(archive.text(`${root}/patchbay-manifest.json`));
@@ -141,7 +142,7 @@ describe('GET …/plugin-package', () => {
     const { url } = (await getPackage(ctx(), ws, '?variant=native')).json();
     const tampered = url.replace(/signature=./, (m: string) => `${m.slice(0, -1)}${m.endsWith('A') ? 'B' : 'A'}`);
     expect((await ctx().app.inject({ method: 'GET', url: tampered })).statusCode).toBe(404);
-    const expired = ctx().app.privateLinks.signer.sign(url.split('?')[0], -1);
+    const expired = ctx().app.privateLinks.signer.sign(new URL(url).pathname, -1);
     const gone = await ctx().app.inject({ method: 'GET', url: expired });
     expect(gone.statusCode).toBe(410);
     expect(gone.json().code).toBe('LINK_EXPIRED');
@@ -259,18 +260,20 @@ describe('package limits and storage', () => {
 
   it('answers 429 PACKAGE_BUILD_BUSY with Retry-After when every slot is busy, and the same request succeeds later', { timeout: 180_000 }, async () => {
     const dir = storage();
-    const slow = await buildTestApp({ storage: dir, packages: { buildSlots: 1, minBuildMs: 1_500 } });
+    // Each build holds its slot at least 4 s: time enough for the second request to reach the slots on a loaded machine.
+    const slow = await buildTestApp({ storage: dir, packages: { buildSlots: 1, minBuildMs: 4_000 } });
     // On PostgreSQL a second instance shares the slots through the database.
-    const second = onPostgres ? await buildTestApp({ storage: dir, packages: { buildSlots: 1, minBuildMs: 1_500 } }) : slow;
+    const second = onPostgres ? await buildTestApp({ storage: dir, packages: { buildSlots: 1, minBuildMs: 4_000 } }) : slow;
     try {
       const ws = await seedWorkspace(slow);
-      const answers = await Promise.all([
-        post(slow, ws, 'generate', { variant: 'native' }),
-        (async () => {
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          return post(second, ws, 'generate', { variant: 'pluginscript' });
-        })(),
-      ]);
+      let settled = false;
+      const first = post(slow, ws, 'generate', { variant: 'native' }).finally(() => (settled = true));
+      // The second request is sent once the first holds the slot, however long the first took to get there.
+      const held = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from package_build_slots where slot = 1 and lease_until > now()`.execute(slow.database.db)).rows[0]!.n > 0;
+      while (!settled && !(await held())) await new Promise((resolve) => setTimeout(resolve, 20));
+      const busy = await post(second, ws, 'generate', { variant: 'pluginscript' });
+      const answers = [await first, busy];
       expect(answers.map((a) => a.statusCode)).toEqual([200, 429]);
       expect(answers[1]!.json().code).toBe('PACKAGE_BUILD_BUSY');
       expect(Number(answers[1]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);

@@ -24,7 +24,14 @@ export interface LicenseStatus {
   licensedUntil: number;
   lastValidatedAt: number;
   tokenKeyPinned: boolean;
+  requestsPending: number;
   busy: boolean;
+}
+
+/** What machineRequest hands its callback: the request file's text and a file name besides the result. */
+export interface RequestResult extends LicenseResult {
+  request: string;
+  filename: string;
 }
 
 interface PackageConfig {
@@ -45,8 +52,14 @@ interface LicenseApi {
   activate(serial: string, done: (r: LicenseResult) => void): void;
   validate(done: (r: LicenseResult) => void): void;
   deactivate(done: (r: LicenseResult) => void): void;
+  machineRequest(serial: string, done: (r: RequestResult) => void): void;
+  loadLicenseFile(text: string, done: (r: LicenseResult) => void): void;
   isLicensed(): boolean;
   allowsUse(): boolean;
+  /** Recomputes the cached answers real-time code reads (licensedNow, allowsUseNow). */
+  refresh(): boolean;
+  licensedNow: boolean;
+  allowsUseNow: boolean;
   status(): LicenseStatus;
 }
 
@@ -65,22 +78,29 @@ export function runtimeUrl(licensingBaseUrl: string, origin: string, path: strin
 /** JSON round trip: the script's objects come from another realm; tests compare plain data. */
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
+/** The package's scripts in the order a host loads them (PatchbayHise.js includes them so). */
+export const LICENSE_SCRIPTS = ['Scripts/PatchbayEd25519.js', 'Scripts/PatchbayLicense.js', 'Scripts/PatchbayOffline.js'];
+
 export class PluginMachine {
   online = true;
   /** What the settings file holds (host.save writes JSON text, host.load parses it). */
   settings: string | null = null;
   /** Headers of the last request the host sent. */
   lastHeaders: Record<string, string> = {};
+  /** How many HTTP requests the script made. */
+  posts = 0;
+  /** What host.info() names this computer ('' leaves machineName out). */
+  machineName = '';
   readonly license: LicenseApi;
 
   constructor(
-    licenseScript: string,
+    files: Map<string, string>,
     readonly machineId: string,
     private readonly network: Network,
     public nowMs: number,
   ) {
     const context = vm.createContext({});
-    new vm.Script(licenseScript, { filename: 'Scripts/PatchbayLicense.js' }).runInContext(context);
+    for (const name of LICENSE_SCRIPTS) new vm.Script(files.get(name)!, { filename: name }).runInContext(context);
     this.license = (context as { PatchbayLicense: LicenseApi }).PatchbayLicense;
     this.license.setHost(this.host());
   }
@@ -97,6 +117,8 @@ export class PluginMachine {
   activate = (serial: string) => this.call((done) => this.license.activate(serial, done));
   validate = () => this.call((done) => this.license.validate(done));
   deactivate = () => this.call((done) => this.license.deactivate(done));
+  machineRequest = (serial: string) => new Promise<RequestResult>((resolve) => this.license.machineRequest(serial, (r) => resolve(plain(r))));
+  loadLicenseFile = (text: string) => this.call((done) => this.license.loadLicenseFile(text, done));
   isLicensed = () => this.license.isLicensed();
   status = () => plain(this.license.status());
 
@@ -115,12 +137,13 @@ export class PluginMachine {
         this.settings = JSON.stringify(record);
       },
       machineId: () => this.machineId,
-      info: () => ({ platform: 'linux', appVersion: '1.0.0-test' }),
+      info: () => ({ platform: 'linux', appVersion: '1.0.0-test', ...(this.machineName ? { machineName: this.machineName } : {}) }),
     };
   }
 
   private async post(path: string, body: unknown): Promise<{ status: number; response: unknown }> {
     const url = runtimeUrl(this.config.licensingBaseUrl, this.online ? this.network.live : this.network.closed, path);
+    this.posts++;
     this.lastHeaders = { 'content-type': 'application/json', 'x-product-key': this.config.productKey };
     try {
       const res = await fetch(url, { method: 'POST', headers: this.lastHeaders, body: JSON.stringify(body) });
@@ -146,6 +169,8 @@ export class FakeHise {
   readonly files = new Map<string, string>();
   readonly panels = new Map<string, FakePanel>();
   textInput: { properties: Record<string, unknown>; callback: (ok: boolean, text: string) => void } | null = null;
+  /** The file browser the script opened last (FileSystem.browse), until the test picks a file. */
+  browsing: { start: unknown; forSaving: boolean; wildcard: string; callback: (file: unknown) => void } | null = null;
   timer: { callback?: () => void; intervalMs?: number } = {};
   private inflight = 0;
 
@@ -167,6 +192,16 @@ export class FakeHise {
     return context;
   }
 
+  private fileOf: (path: string) => Record<string, unknown> = () => ({});
+
+  /** The user picks `path` in the file browser the script opened. */
+  choose(path: string): void {
+    const browsing = this.browsing;
+    if (!browsing) throw new Error('no file browser is open');
+    this.browsing = null;
+    browsing.callback(this.fileOf(path));
+  }
+
   /** Resolves when no request of the script is in flight any more. */
   async settled(): Promise<void> {
     for (let i = 0; i < 200 && this.inflight > 0; i++) await new Promise((r) => setTimeout(r, 10));
@@ -174,15 +209,22 @@ export class FakeHise {
   }
 
   private globals(): Record<string, unknown> {
-    const fileOf = (path: string) => ({
+    const fileOf = (path: string): Record<string, unknown> => ({
+      path,
       isFile: () => this.files.has(path),
       loadAsObject: () => JSON.parse(this.files.get(path)!),
+      loadAsString: () => this.files.get(path) ?? '',
       writeObject: (value: unknown) => {
         this.files.set(path, JSON.stringify(value));
         return true;
       },
+      writeString: (text: string) => {
+        this.files.set(path, String(text));
+        return true;
+      },
       getChildFile: (name: string) => fileOf(`${path}/${name}`),
     });
+    this.fileOf = fileOf;
     return {
       trace: (value: unknown) => JSON.stringify(value),
       Console: { print: () => undefined },
@@ -227,8 +269,12 @@ export class FakeHise {
       },
       FileSystem: {
         AppData: 3,
+        Desktop: 5,
         getFolder: (location: number) => fileOf(`folder:${location}`),
         getSystemId: () => this.systemId,
+        browse: (start: unknown, forSaving: boolean, wildcard: string, callback: (file: unknown) => void) => {
+          this.browsing = { start, forSaving, wildcard, callback };
+        },
       },
       Date: { getSystemTimeMs: () => this.nowMs },
       Engine: {

@@ -1,15 +1,12 @@
-import net, { type AddressInfo } from 'node:net';
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { strFromU8, unzipSync } from 'fflate';
 import type { ExperienceMode } from '../../src/modules/packages/package-templates.js';
 import { LocalStorage } from '../../src/platform/storage/storage.js';
-import { ProductCredentials } from '../../src/modules/products/product-credentials.service.js';
-import { operatorScope } from '../../src/platform/auth/scope.js';
-import { bearer, seedWorkspace, type SeededWorkspace, TEST_LICENSE_KEY, useTestApp } from '../helpers/app.js';
+import { bearer, seedWorkspace, type SeededWorkspace, useTestApp } from '../helpers/app.js';
+import { closedOrigin, downloadPackage, packageSecrets } from './package-helpers.js';
 import { FakeHise, type Network, PluginMachine } from './pluginscript-host.js';
 
 /*
@@ -28,31 +25,10 @@ const STORE = 'https://shop.example.com/p1';
 
 let network: Network;
 
-async function closedOrigin(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
-
 beforeAll(async () => {
   const live = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
   network = { live, closed: await closedOrigin() };
 });
-
-/** The product key in clear and the JWKS, as a package build reads them. */
-async function packageSecrets(ws: SeededWorkspace): Promise<{ productKey: string; jwksJson: string }> {
-  const { db } = ctx().database;
-  const credentials = new ProductCredentials(db, TEST_LICENSE_KEY);
-  const scope = operatorScope(ws.workspaceId, ws.ids.accounts.owner!);
-  const state = await credentials.ensure(db, scope, { id: ws.ids.products.p1!, app_id: ws.appIds.p1! }, 'live');
-  const productKey = credentials.reveal(state.key!);
-  if (!productKey) throw new Error('product key cannot be revealed');
-  const keys = await ctx().app.inject({ method: 'GET', url: `/api/licensing/v1/keys?productAppId=${ws.appIds.p1}` });
-  expect(keys.statusCode).toBe(200);
-  return { productKey, jwksJson: keys.body };
-}
 
 /** The files of product p1's script package, by path: downloaded through the API as a developer would. */
 async function obtainPackageFiles(ws: SeededWorkspace, experienceMode: ExperienceMode = 'storefront-validation'): Promise<Map<string, string>> {
@@ -64,17 +40,8 @@ async function obtainPackageFiles(ws: SeededWorkspace, experienceMode: Experienc
   });
   expect(patched.statusCode, patched.body).toBe(200);
   const query = `variant=pluginscript&experienceMode=${experienceMode}&uiWidth=${UI.width}&uiHeight=${UI.height}&releaseChannel=stable`;
-  const link = await ctx().app.inject({ method: 'GET', url: `/api/developer/products/${ws.ids.products.p1}/plugin-package?${query}`, headers: bearer(ws.owner) });
-  expect(link.statusCode, link.body).toBe(200);
-  const archive = await ctx().app.inject({ method: 'GET', url: link.json().url });
-  expect(archive.statusCode).toBe(200);
-  const root = 'patchbay-pluginscript/';
-  const files = new Map<string, string>();
-  for (const [name, content] of Object.entries(unzipSync(new Uint8Array(archive.rawPayload)))) {
-    if (!name.startsWith(root) || name === `${root}patchbay-manifest.json`) continue;
-    files.set(name.slice(root.length), strFromU8(content));
-  }
-  return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  const files = await downloadPackage(ctx(), ws, query);
+  return new Map([...files].map(([name, content]) => [name, content.toString('utf8')]));
 }
 
 /** The grace ends at the last validation plus the grace, or a second earlier when the token's exp (whole seconds) says so. */
@@ -96,12 +63,12 @@ describe('pluginscript package: the rendered files', () => {
   it('fills every placeholder, pins the product settings, and the HISE wiring parses as JavaScript', async () => {
     const ws = await seedWorkspace(ctx());
     const files = await obtainPackageFiles(ws);
-    const { productKey, jwksJson } = await packageSecrets(ws);
-    expect([...files.keys()]).toEqual(['README.md', HISE, LICENSE]);
+    const { productKey, jwksJson } = await packageSecrets(ctx(), ws);
+    expect([...files.keys()]).toEqual(['README.md', 'Scripts/PatchbayEd25519.js', HISE, LICENSE, 'Scripts/PatchbayOffline.js']);
     for (const [path, text] of files) expect(text, path).not.toContain('{{');
     expect(() => new vm.Script(files.get(HISE)!, { filename: HISE })).not.toThrow();
 
-    const plugin = new PluginMachine(files.get(LICENSE)!, 'machine-A', network, Date.now());
+    const plugin = new PluginMachine(files, 'machine-A', network, Date.now());
     expect(plugin.config).toMatchObject({
       appId: ws.appIds.p1,
       productKey,
@@ -123,7 +90,7 @@ describe('pluginscript package: the licensing script against the runtime', () =>
     const ws = await seedWorkspace(ctx(), { serials: [{ key: 's', product: 'p1' }] });
     const files = await obtainPackageFiles(ws);
     const t0 = Date.now();
-    const plugin = new PluginMachine(files.get(LICENSE)!, 'machine-A', network, t0);
+    const plugin = new PluginMachine(files, 'machine-A', network, t0);
 
     expect(await plugin.start()).toMatchObject({ ok: false, code: 'NOT_ACTIVATED', licensed: false });
 
@@ -143,7 +110,7 @@ describe('pluginscript package: the licensing script against the runtime', () =>
     expectNear(until, validatedAt + GRACE_MS);
 
     // Restart from the stored settings with the server unreachable, within the grace → licensed.
-    const restarted = new PluginMachine(files.get(LICENSE)!, 'machine-A', network, validatedAt + 13 * DAY);
+    const restarted = new PluginMachine(files, 'machine-A', network, validatedAt + 13 * DAY);
     restarted.settings = plugin.settings;
     restarted.online = false;
     expect(await restarted.start()).toMatchObject({ ok: false, code: 'UNREACHABLE', licensed: true });
@@ -167,18 +134,49 @@ describe('pluginscript package: the licensing script against the runtime', () =>
     expect(restarted.isLicensed()).toBe(true);
     expect(await restarted.validate()).toMatchObject({ ok: false, code: 'REVOKED', licensed: false });
     expect(restarted.status()).toMatchObject({ code: 'REVOKED', licensed: false, licensedUntil: 0 });
-    const afterRevocation = new PluginMachine(files.get(LICENSE)!, 'machine-A', network, restarted.nowMs + 1000);
+    const afterRevocation = new PluginMachine(files, 'machine-A', network, restarted.nowMs + 1000);
     afterRevocation.settings = restarted.settings;
     afterRevocation.online = false;
     expect(await afterRevocation.start()).toMatchObject({ ok: false, licensed: false });
+  });
+
+  it('says what the lock says once the clock passes the offline grace: status().code TOKEN_EXPIRED, not VALID', async () => {
+    const ws = await seedWorkspace(ctx(), { serials: [{ key: 's', product: 'p1' }] });
+    const files = await obtainPackageFiles(ws);
+    const plugin = new PluginMachine(files, 'machine-A', network, Date.now());
+    expect(await plugin.activate(ws.serialCodes.s!)).toMatchObject({ ok: true, code: 'VALID', licensed: true });
+    const until = plugin.status().licensedUntil;
+
+    // No call is made while the clock moves: the status is read, as a panel or a host does.
+    plugin.online = false;
+    plugin.nowMs = until - 1;
+    expect(plugin.status()).toMatchObject({ licensed: true, allowsUse: true, code: 'VALID' });
+    plugin.nowMs = until + DAY;
+    expect(plugin.isLicensed()).toBe(false);
+    expect(plugin.status()).toMatchObject({ licensed: false, allowsUse: false, code: 'TOKEN_EXPIRED', detail: expect.stringContaining('offline period is over') });
+    expect(plugin.license.refresh()).toBe(false);
+    expect([plugin.license.licensedNow, plugin.license.allowsUseNow]).toEqual([false, false]);
+
+    // Restarted from the stored settings past the grace, still offline: locked, and the status says so.
+    const restarted = new PluginMachine(files, 'machine-A', network, until + 2 * DAY);
+    restarted.settings = plugin.settings;
+    restarted.online = false;
+    expect(await restarted.start()).toMatchObject({ ok: false, code: 'UNREACHABLE', licensed: false });
+    expect(restarted.status()).toMatchObject({ licensed: false, code: 'TOKEN_EXPIRED' });
+
+    // One successful validation licenses it again, and the status follows.
+    restarted.online = true;
+    restarted.nowMs = Date.now();
+    expect(await restarted.validate()).toMatchObject({ ok: true, code: 'VALID', licensed: true });
+    expect(restarted.status()).toMatchObject({ licensed: true, code: 'VALID', detail: '' });
   });
 
   it('releases the seat on deactivate: the server counts it free and another computer can take it', async () => {
     const ws = await seedWorkspace(ctx(), { serials: [{ key: 's', product: 'p1', maxActivations: 1 }] });
     const files = await obtainPackageFiles(ws);
     const now = Date.now();
-    const first = new PluginMachine(files.get(LICENSE)!, 'machine-A', network, now);
-    const second = new PluginMachine(files.get(LICENSE)!, 'machine-B', network, now);
+    const first = new PluginMachine(files, 'machine-A', network, now);
+    const second = new PluginMachine(files, 'machine-B', network, now);
     const serial = ws.serialCodes.s!;
 
     expect(await first.activate(serial)).toMatchObject({ ok: true, licensed: true });
@@ -205,7 +203,7 @@ describe('pluginscript package: the licensing script against the runtime', () =>
     const ws = await seedWorkspace(ctx(), { serials: [{ key: 's', product: 'p1', expiresAt }] });
     const files = await obtainPackageFiles(ws);
     const t0 = Date.now();
-    const plugin = new PluginMachine(files.get(LICENSE)!, 'machine-A', network, t0);
+    const plugin = new PluginMachine(files, 'machine-A', network, t0);
     expect(await plugin.activate(ws.serialCodes.s!)).toMatchObject({ ok: true, licensed: true });
     const until = plugin.status().licensedUntil;
     expect(until).toBeLessThan(t0 + 2 * DAY + 1000);
@@ -217,7 +215,7 @@ describe('pluginscript package: the licensing script against the runtime', () =>
     plugin.nowMs = until;
     expect(await plugin.validate()).toMatchObject({ ok: false, code: 'UNREACHABLE', licensed: false });
 
-    const elsewhere = new PluginMachine(files.get(LICENSE)!, 'machine-B', network, t0 + 1000);
+    const elsewhere = new PluginMachine(files, 'machine-B', network, t0 + 1000);
     elsewhere.settings = plugin.settings;
     elsewhere.online = false;
     expect(await elsewhere.start()).toMatchObject({ ok: false, code: 'NOT_ACTIVATED', licensed: false });
@@ -226,7 +224,7 @@ describe('pluginscript package: the licensing script against the runtime', () =>
   it('does not enforce licensing in a storefront-only package', async () => {
     const ws = await seedWorkspace(ctx());
     const files = await obtainPackageFiles(ws, 'storefront-only');
-    const plugin = new PluginMachine(files.get(LICENSE)!, 'machine-A', network, Date.now());
+    const plugin = new PluginMachine(files, 'machine-A', network, Date.now());
     expect(plugin.isLicensed()).toBe(false);
     expect(plugin.license.allowsUse()).toBe(true);
     expect(plugin.status()).toMatchObject({ enforced: false, allowsUse: true, licensed: false });

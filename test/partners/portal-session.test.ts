@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTransport } from '../../src/platform/mail/transport.js';
 import { bearer, seedWorkspace, unique, useTestApp } from '../helpers/app.js';
-import { childEnv, spawnTracked, tempDataDir } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, spawnTracked, tempDataDir } from '../helpers/process.js';
 
 const transport = new MemoryTransport();
 const ctx = useTestApp({ mail: { transport }, partners: { signInLinksPerHour: 2 } });
@@ -71,7 +71,7 @@ describe('partner portal sessions', () => {
     const b = await seedWorkspace(ctx(), { programs: [{ key: 'p', kind: 'affiliate', name: 'B deal', recipientEmail: email, rateBps: 200, status: 'paused' }] });
     await seedWorkspace(ctx(), { partnerProgramsEnabled: false, programs: [{ key: 'p', kind: 'affiliate', name: 'Off deal', recipientEmail: email, rateBps: 300, status: 'active' }] });
     const { Recipients } = await import('../../src/modules/recipients/recipients.service.js');
-    const token = (await new Recipients(ctx().database.db, '').operatorSession(email)).token;
+    const token = (await new Recipients(ctx().database.db).operatorSession(email)).token;
     const list = (await ctx().app.inject({ method: 'GET', url: '/api/partner-portal/programs', headers: bearer(token) })).json();
     expect(list.programs.map((p: { id: number }) => p.id).sort()).toEqual([a.ids.programs.p, b.ids.programs.p].sort());
     expect(list.programs.find((p: { id: number }) => p.id === a.ids.programs.p)).toMatchObject({ name: 'A deal', status: 'active', terms_version: 1, accepted_terms: { rate_bps: 100 } });
@@ -81,7 +81,7 @@ describe('partner portal sessions', () => {
 describe('patchbay token create --recipient', () => {
   it('prints one JSON line with a session token that opens the portal', { timeout: 120_000 }, async () => {
     const dir = await tempDataDir();
-    const { outcome } = spawnTracked(['--import', 'tsx', 'src/cli.ts', 'token', 'create', '--recipient', 'Cli.Partner@Example.test'], childEnv(dir, { LOG_LEVEL: 'warn' }));
+    const { outcome } = spawnTracked([CLI_ENTRY, 'token', 'create', '--recipient', 'Cli.Partner@Example.test'], childEnv(dir, { LOG_LEVEL: 'warn' }));
     const result = await outcome;
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
@@ -90,7 +90,7 @@ describe('patchbay token create --recipient', () => {
     expect(Object.keys(printed)).toEqual(['token']);
     expect(printed.token).toMatch(/^pps_[A-Za-z0-9_-]{43}$/);
 
-    const bad = await spawnTracked(['--import', 'tsx', 'src/cli.ts', 'token', 'create', '--recipient', 'nope'], childEnv(dir, { LOG_LEVEL: 'warn' })).outcome;
+    const bad = await spawnTracked([CLI_ENTRY, 'token', 'create', '--recipient', 'nope'], childEnv(dir, { LOG_LEVEL: 'warn' })).outcome;
     expect(bad.code).not.toBe(0);
     expect(bad.stdout).toBe('');
   });

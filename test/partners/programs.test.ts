@@ -21,7 +21,7 @@ const dev = (c: TestContext, token: string, method: 'GET' | 'POST' | 'PATCH', ur
 async function session(c: TestContext, email: string): Promise<string> {
   // The operator path (`patchbay token create --recipient`) and the e-mailed link are both tested; this is the operator one.
   const { Recipients } = await import('../../src/modules/recipients/recipients.service.js');
-  return (await new Recipients(c.database.db, '').operatorSession(email)).token;
+  return (await new Recipients(c.database.db).operatorSession(email)).token;
 }
 
 const portal = (c: TestContext, token: string, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) =>

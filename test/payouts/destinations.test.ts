@@ -1,8 +1,8 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { currentDestinations } from '../../src/modules/payouts/destinations.repo.js';
-import { PROVIDER_CONFIRM_JOB } from '../../src/modules/payouts/sandbox-provider.js';
-import { inTransaction } from '../../src/platform/db/transaction.js';
-import { jobQueueName } from '../../src/platform/jobs/queue.js';
+import { ProviderConfirmJob } from '../../src/modules/payouts/payouts.jobs.js';
+import { listJobs } from '../../src/platform/jobs/jobs.testing.js';
 import { MemoryTransport } from '../../src/platform/mail/transport.js';
 import { bearer, seedWorkspace, unique, useTestApp } from '../helpers/app.js';
 
@@ -23,7 +23,7 @@ async function partner(options: { email?: string; kind?: 'affiliate' | 'collabor
 
 async function sessionFor(email: string): Promise<string> {
   const { Recipients } = await import('../../src/modules/recipients/recipients.service.js');
-  return (await new Recipients(ctx().database.db, '').operatorSession(email)).token;
+  return (await new Recipients(ctx().database.db).operatorSession(email)).token;
 }
 
 const post = (token: string | null, url: string, payload: object) =>
@@ -320,36 +320,47 @@ describe('access', () => {
 
 describe('sandbox transfers', () => {
   const jobsOf = (reference: string) =>
-    ctx()
-      .database.db.selectFrom('jobs')
-      .where('queue', '=', jobQueueName())
-      .where('kind', '=', PROVIDER_CONFIRM_JOB)
-      .select(['payload', 'state'])
-      .execute()
-      .then((rows) => rows.filter((r) => (r.payload as { providerReference: string }).providerReference === reference));
+    listJobs(ctx().database.db, { job: ProviderConfirmJob }).then((rows) =>
+      rows.filter((r) => (r.payload as { providerReference: string }).providerReference === reference).map(({ payload, state }) => ({ payload, state })),
+    );
 
-  it('submitTransfer queues the provider confirmation in the caller’s transaction, once per idempotency key', async () => {
+  it('submitTransfer records the payout on the sandbox’s side and queues its confirmation once per idempotency key', async () => {
     const provider = ctx().app.payoutProviders.get('card', false)!;
     const key = `transfer-${unique()}`;
     const input = { transferId: 4242, accountRef: 'sbx_acct_test', amount: 1999n, currency: 'usd', idempotencyKey: key };
-    const { providerReference } = await inTransaction(ctx().database.db, (tx) => provider.submitTransfer(tx, input));
-    expect(providerReference).toMatch(/^sbx_tr_[A-Za-z0-9_-]{24}$/);
-    const again = await inTransaction(ctx().database.db, (tx) => provider.submitTransfer(tx, input));
-    expect(again.providerReference).toBe(providerReference);
-    const jobs = await jobsOf(providerReference);
+    const first = await provider.submitTransfer(input);
+    expect(first).toEqual({ providerReference: expect.stringMatching(/^sbx_tr_[A-Za-z0-9_-]{24}$/), status: 'pending' });
+    // The same key again: the first answer, nothing paid or queued a second time.
+    expect(await provider.submitTransfer(input)).toEqual(first);
+    const jobs = await jobsOf(first.providerReference);
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]!.payload).toEqual({ transferId: 4242, providerReference, outcome: 'paid' });
+    expect(jobs[0]!.payload).toEqual({ transferId: 4242, providerReference: first.providerReference, outcome: 'paid' });
+    const payouts = await ctx().database.db.selectFrom('payout_sandbox_transfers').selectAll().where('idempotency_key', '=', key).execute();
+    expect(payouts).toHaveLength(1);
+    expect(await provider.findTransfer(key)).toEqual({ providerReference: first.providerReference, status: 'paid' });
+    expect(await provider.findTransfer(`transfer-${unique()}`)).toBeNull();
+  });
 
-    // Rolled back with the caller's transaction: nothing queued.
-    const rolledBack = `transfer-${unique()}`;
-    let reference = '';
-    await expect(
-      inTransaction(ctx().database.db, async (tx) => {
-        reference = (await provider.submitTransfer(tx, { ...input, idempotencyKey: rolledBack })).providerReference;
-        throw new Error('abort');
-      }),
-    ).rejects.toThrow('abort');
-    expect(await jobsOf(reference)).toHaveLength(0);
+  it('refuses an idempotency key reused with another amount, currency or account, paying nothing more', async () => {
+    const provider = ctx().app.payoutProviders.get('wallet', false)!;
+    const key = `transfer-${unique()}`;
+    const input = { transferId: 9, accountRef: 'sbx_wallet_test', amount: 500n, currency: 'eur', idempotencyKey: key };
+    await provider.submitTransfer(input);
+    for (const changed of [{ amount: 501n }, { currency: 'usd' }, { accountRef: 'sbx_wallet_other' }]) {
+      await expect(provider.submitTransfer({ ...input, ...changed })).rejects.toThrow(/another amount, currency or account/);
+    }
+    const rows = await ctx().database.db.selectFrom('payout_sandbox_transfers').select([sql<string>`amount::text`.as('amount'), 'currency', 'account_ref']).where('idempotency_key', '=', key).execute();
+    expect(rows).toEqual([{ amount: '500', currency: 'eur', account_ref: 'sbx_wallet_test' }]);
+  });
+
+  it('answers "+timeout" destinations with an error after paying, and loses "+lost" submissions', async () => {
+    const provider = ctx().app.payoutProviders.get('wallet', false)!;
+    const timeout = `transfer-${unique()}`;
+    await expect(provider.submitTransfer({ transferId: 10, accountRef: 'sbx_wallet_x_timeout', amount: 700n, currency: 'usd', idempotencyKey: timeout })).rejects.toThrow(/no answer in time/);
+    expect(await provider.findTransfer(timeout)).toMatchObject({ status: 'paid' });
+    const lost = `transfer-${unique()}`;
+    await expect(provider.submitTransfer({ transferId: 11, accountRef: 'sbx_wallet_x_lost', amount: 700n, currency: 'usd', idempotencyKey: lost })).rejects.toThrow(/never arrived/);
+    expect(await provider.findTransfer(lost)).toBeNull();
   });
 
   it('fails the transfers of a destination onboarded with a "+fail" address', async () => {
@@ -360,9 +371,7 @@ describe('sandbox transfers', () => {
     const [row] = await rowsOf(email);
     expect(row!.account_ref).toMatch(/_fail$/);
     const wallet = ctx().app.payoutProviders.get('wallet', false)!;
-    const { providerReference } = await inTransaction(ctx().database.db, (tx) =>
-      wallet.submitTransfer(tx, { transferId: 7, accountRef: row!.account_ref, amount: 100n, currency: 'eur', idempotencyKey: `t-${unique()}` }),
-    );
+    const { providerReference } = await wallet.submitTransfer({ transferId: 7, accountRef: row!.account_ref, amount: 100n, currency: 'eur', idempotencyKey: `t-${unique()}` });
     const [job] = await jobsOf(providerReference);
     expect(job!.payload).toMatchObject({ transferId: 7, outcome: 'failed' });
   });

@@ -6,10 +6,11 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import * as provision from '../../src/operator/provision.js';
 import { loadFixtures } from '../../src/operator/fixtures.js';
 import { bearer, seedWorkspace, TEST_JWT, TEST_LICENSE_KEY, unique, useTestApp } from '../helpers/app.js';
-import { childEnv, ROOT, spawnTracked, startServer, stop, tempDataDir, type Outcome } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, ROOT, spawnTracked, startServer, stop, tempDataDir, type Outcome } from '../helpers/process.js';
 
-// Every test here starts `patchbay` processes (tsx, then the embedded database and its migrations): 6–20 s each on a
-// loaded 2-core CI machine, so the default 60 s is too tight for the tests that start several.
+// Every test here starts `patchbay` processes: the build (bin/patchbay.js runs dist/, which vitest's global set-up
+// builds), each opening the embedded database. About a second each on a quiet 2-core machine, several times that on a
+// loaded CI machine, so the default 60 s is too tight for the tests that start several.
 vi.setConfig({ testTimeout: 240_000 });
 
 // The provisioning commands of the `patchbay` CLI, run as real child processes on an embedded
@@ -19,7 +20,7 @@ const SLOW = { timeout: 600_000 };
 
 function cliIn(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/patchbay.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -3,10 +3,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { childEnv, ROOT, startServer as start, stop as stopChild, tempDataDir as tempDir, type Outcome } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, ROOT, startServer as start, stop as stopChild, tempDataDir as tempDir, type Outcome } from '../helpers/process.js';
 
-// Every test here starts `patchbay` processes (tsx, then the embedded database and its migrations): 6–20 s each on a
-// loaded 2-core CI machine, so the default 60 s is too tight for the tests that start several.
+// Every test here starts `patchbay` processes: the build (bin/patchbay.js runs dist/, which vitest's global set-up
+// builds), each opening the embedded database. About a second each on a quiet 2-core machine, several times that on a
+// loaded CI machine, so the default 60 s is too tight for the tests that start several.
 vi.setConfig({ testTimeout: 240_000 });
 
 // The CLI and the server run as real child processes on their own embedded
@@ -16,7 +17,7 @@ const tempDataDir = () => tempDir('patchbay-cli-');
 
 function cliWithEnv(extra: Record<string, string>, dataDir: string, ...args: string[]): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/patchbay.js', ...args], { cwd: ROOT, env: childEnv(dataDir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT, env: childEnv(dataDir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -241,7 +242,7 @@ describe('patchbay fixtures load', () => {
     it.each([
       { label: 'an unknown e-mail', args: ['--account', 'nobody@studio.test'], message: 'No account nobody@studio.test' },
       { label: 'an unknown id', args: ['--account', '999999'], message: 'No account 999999' },
-      { label: 'no --account', args: [], message: '--account or --recipient is required' },
+      { label: 'no --account', args: [], message: '--account, --recipient or --customer is required' },
       { label: 'a --ttl of 0', args: ['--account', 'owner@studio.test', '--ttl', '0'], message: '--ttl must be 1..2592000 seconds' },
       { label: 'a fractional --ttl', args: ['--account', 'owner@studio.test', '--ttl', '1.5'], message: '--ttl must be 1..2592000 seconds' },
     ])('refuses $label', async ({ args, message }) => {
@@ -316,6 +317,21 @@ describe('patchbay usage', () => {
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain('Usage: patchbay <command>');
     expect(outcome.stderr).toBe('');
+  });
+
+  it('prints the usage without loading a dependency: no web framework, no database layer, no schema library', async () => {
+    // An ESM loader hook logs every module the CLI loads from node_modules (docs/performance.md, "Start-up").
+    const log = path.join(dir, 'loaded.log');
+    const hooks = `import fs from 'node:fs'; export async function load(url, context, next) { if (url.includes('/node_modules/')) fs.appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
+    const preload = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    const outcome = await cliWithEnv({ NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(preload)}` }, dir, '--help');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain('Usage: patchbay <command>');
+    const loaded = await fs.readFile(log, 'utf8').catch(() => '');
+    expect(loaded).toBe('');
+    // The hook itself works: a command that opens the database loads its layer.
+    await cliWithEnv({ NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(preload)}` }, dir, 'workspace', 'list');
+    expect(await fs.readFile(log, 'utf8')).toContain('/node_modules/kysely/');
   });
 
   it('refuses a bad configuration with the message on stderr', async () => {

@@ -125,6 +125,21 @@ describe('loadConfig defaults', () => {
     expect(loadConfig(env)).toMatchObject({ mailTransport: transport, mailFrom: 'Patchbay <no-reply@patchbay.invalid>' });
   });
 
+  it.each([
+    { label: 'the log transport in development', env: { NODE_ENV: 'development' }, outbox: true },
+    { label: 'the file transport', env: { MAIL_TRANSPORT: 'file' }, outbox: true },
+    { label: 'SMTP', env: { SMTP_URL: 'smtps://u:p@smtp.example:465' }, outbox: false },
+    { label: 'production', env: { NODE_ENV: 'production', JWT_SECRET: SECRET, LICENSE_KEY_ENCRYPTION_KEY: 'a'.repeat(64) }, outbox: false },
+  ])('keeps the console outbox with $label: $outbox', ({ env, outbox }) => {
+    expect(loadConfig(env).mailOutbox).toBe(outbox);
+  });
+
+  it('reads DEVELOPER_SIGN_IN_LINKS_PER_HOUR (default 5) and refuses 0', () => {
+    expect(loadConfig({}).accounts.signInLinksPerHour).toBe(5);
+    expect(loadConfig({ DEVELOPER_SIGN_IN_LINKS_PER_HOUR: '12' }).accounts.signInLinksPerHour).toBe(12);
+    expect(problemsOf({ DEVELOPER_SIGN_IN_LINKS_PER_HOUR: '0' })).toEqual(['DEVELOPER_SIGN_IN_LINKS_PER_HOUR must be between 1 and 1000 (got 0)']);
+  });
+
   it('does not read process.env when given an environment', () => {
     expect(loadConfig({ PORT: '4321' }).port).toBe(4321);
   });

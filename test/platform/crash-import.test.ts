@@ -3,7 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { TEST_JWT, unique } from '../helpers/app.js';
-import { childEnv, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
 
 // kill -9 during a running import: the import is one transaction, so what survives is every
 // row or none; after a restart the job runs again (its lease ran out) and completes.
@@ -31,7 +31,7 @@ describe('an import killed with SIGKILL while it runs', () => {
         tokens: [{ key: 'owner', account: 'owner', workspace: 'ws' }],
       }),
     );
-    const loaded = await spawnTracked(['bin/patchbay.js', 'fixtures', 'load', fixture], childEnv(dir, env)).outcome;
+    const loaded = await spawnTracked([CLI_ENTRY, 'fixtures', 'load', fixture], childEnv(dir, env)).outcome;
     await fs.rm(fixture, { force: true });
     expect(loaded.code, loaded.stderr).toBe(0);
     const { tokens, ids } = JSON.parse(loaded.stdout) as { tokens: { owner: string }; ids: { workspaces: { ws: number } } };

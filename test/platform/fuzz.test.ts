@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalStorage } from '../../src/platform/storage/storage.js';
-import { bearer, buildTestApp, seedWorkspace } from '../helpers/app.js';
+import { bearer, buildTestApp, seedWorkspace, TEST_LICENSE_KEY } from '../helpers/app.js';
 import { describeRequest, type FuzzContext, type FuzzOperation, type FuzzRequest, operationsOf, requestArbitrary } from '../helpers/fuzz.js';
 import { multipart } from '../helpers/multipart.js';
 
@@ -37,6 +37,10 @@ function seedOf(key: string): number {
 }
 
 let fuzz: FuzzContext;
+/** A fresh buyer session: a fuzzed sign-out ends the one in use, and the portal routes after it need another. */
+let newBuyerSession: () => Promise<string>;
+/** Likewise a console session, for the session routes (a fuzzed sign-out ends the one in use). */
+let newConsoleSession: () => Promise<string>;
 let sent = 0;
 /** Answers per operation and status, printed with FUZZ_REPORT=1 (to see what the run reached). */
 const tally = new Map<string, Map<string, number>>();
@@ -55,6 +59,20 @@ beforeAll(async () => {
   });
   // Records of another workspace: a fuzzed id may name them, and must still get a 404.
   const other = await seedWorkspace(ctx, { customers: [{ key: 'c' }], serials: [{ key: 's', product: 'p1', customer: 'c' }] });
+  // The buyers' portal routes are sent as buyer c1 of this workspace, so they reach its handlers too.
+  const { CustomerSessions } = await import('../../src/modules/customer-portal/index.js');
+  const sessions = new CustomerSessions(database.db, 'http://patchbay.test');
+  newBuyerSession = async () => (await sessions.operatorSession(String(ws.workspaceId), `c0-${ws.suffix}@cust.test`))!.token;
+  const buyer = await newBuyerSession();
+  // The console session routes are sent with the owner's session; the workspace routes keep the owner's JWT.
+  const { createAccounts } = await import('../../src/modules/accounts/index.js');
+  const { LinkTokens } = await import('../../src/platform/mail/link-tokens.js');
+  const consoleSessions = createAccounts(database.db, new LinkTokens(TEST_LICENSE_KEY)).sessions;
+  newConsoleSession = async () => (await consoleSessions.signIn(await consoleSessions.bannerLink(ws.ids.accounts.owner!, 60_000))).token;
+  const consoleSession = await newConsoleSession();
+  const apiToken = await app.inject({ method: 'POST', url: '/api/developer/api-tokens', headers: bearer(ws.owner), payload: { name: 'fuzz' } });
+  const payoutRun = await app.inject({ method: 'POST', url: '/api/developer/partners/payouts/runs', headers: bearer(ws.owner), payload: {} });
+  const seat = await app.inject({ method: 'POST', url: '/api/licensing/v1/activate', payload: { productAppId: ws.appIds.p1, serial: ws.serialCodes.s1, machineId: 'machine-1' } });
   const owner = bearer(ws.owner);
   const p1 = ws.ids.products.p1!;
   const upload = multipart([{ name: 'file', value: Buffer.from('managed bytes'), filename: 'managed.zip' }]);
@@ -79,6 +97,7 @@ beforeAll(async () => {
   const emails = [`c0-${ws.suffix}@cust.test`, `c1-${ws.suffix}@cust.test`];
   fuzz = {
     token: ws.owner,
+    tokens: { customerBearer: buyer, bearer: ws.owner, developerSessionBearer: consoleSession },
     workspaceIds: [ws.workspaceId, other.workspaceId],
     known: {
       productId: [...productIds, other.ids.products.p1!],
@@ -97,6 +116,12 @@ beforeAll(async () => {
       versionId: [version.json().id],
       reviewId: [review.id],
       importId: [Number(String(queued.headers.location).split('/').pop())],
+      orderId: [ws.ids.orders.o!, 1],
+      memberId: [ws.ids.accounts.owner!, other.ids.accounts.owner!],
+      tokenId: [apiToken.json().id, 1],
+      runId: [payoutRun.json().id, 1],
+      activationId: [seat.json().activation.id, 1],
+      workspace: [String(ws.workspaceId), 'no-such-store'],
       kind: [kind!],
       id: [id!],
       expires: [link.searchParams.get('expires')!],
@@ -114,10 +139,13 @@ async function send(req: FuzzRequest): Promise<LightMyRequestResponse> {
     timer = setTimeout(() => reject(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)), REQUEST_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([
+    const res = await Promise.race([
       app.inject({ method: req.method as 'GET', url: req.url, headers: req.headers, ...(req.payload === undefined ? {} : { payload: req.payload }) }),
       timeout,
     ]);
+    if (req.method === 'DELETE' && req.url.startsWith('/api/customer-portal/session') && res.statusCode === 200) fuzz.tokens!.customerBearer = await newBuyerSession();
+    if (req.method === 'DELETE' && req.url.startsWith('/api/developer/session') && res.statusCode === 200) fuzz.tokens!.developerSessionBearer = await newConsoleSession();
+    return res;
   } finally {
     clearTimeout(timer);
   }

@@ -1,14 +1,15 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrate, openDatabase } from '../../src/platform/db/database.js';
 import { inTransaction } from '../../src/platform/db/transaction.js';
-import { enqueueJob, enqueueJobs, findJob } from '../../src/platform/jobs/jobs.repo.js';
-import { jobQueueName } from '../../src/platform/jobs/queue.js';
+import { defineJob, type JobDefinition, type JobOptions } from '../../src/platform/jobs/define-job.js';
+import { findJob, finishAs, listJobs, makeJobsDue, stageClaim, storePayload } from '../../src/platform/jobs/jobs.testing.js';
 import { JobRunner, PermanentJobError } from '../../src/platform/jobs/runner.js';
-import { enqueueEmails } from '../../src/platform/mail/mail.js';
+import { LinkTokens } from '../../src/platform/mail/link-tokens.js';
+import { defineEmail, enqueueEmail } from '../../src/platform/mail/mail.js';
 import { registerMailJobs } from '../../src/platform/mail/mail.jobs.js';
 import { FileTransport, LogTransport, MemoryTransport, type OutgoingEmail } from '../../src/platform/mail/transport.js';
 import { onPostgres, unique } from '../helpers/app.js';
@@ -36,19 +37,21 @@ function runner(options: { pollIntervalMs?: number; concurrency?: number } = {})
   return r;
 }
 
-const kind = () => `test.${unique()}`;
-const enqueue = (jobKind: string, payloads: Array<Record<string, unknown>>, extra: { maxAttempts?: number } = {}) =>
-  inTransaction(db(), (tx) => enqueueJobs(tx, payloads.map((payload) => ({ kind: jobKind, workspaceId: null, payload, ...extra }))));
+/** A job kind of its own per test (kinds are declared once per process). */
+const AnyPayload = Type.Object({}, { additionalProperties: true });
+const kind = <S extends TSchema = typeof AnyPayload>(options: JobOptions = {}, payload?: S): JobDefinition<S> =>
+  defineJob(`test.${unique().toLowerCase()}`, payload ?? (AnyPayload as unknown as S), options);
+const enqueue = (definition: JobDefinition, payloads: Array<Record<string, unknown>>) =>
+  inTransaction(db(), (tx) => definition.enqueueMany(tx, payloads, { workspaceId: null }));
 const job = async (id: number) => (await findJob(db(), id))!;
-/** Makes every queued job of this queue due now, as if its back-off had elapsed. */
-const makeDue = () => sql`update jobs set run_after = now() - interval '1 second' where state = 'queued' and queue = ${jobQueueName()}`.execute(db());
+const makeDue = () => makeJobsDue(db());
 
 describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('runs a job enqueued in a committed transaction right after the commit, and records its result', async () => {
     const k = kind();
     const r = runner();
     const seen: unknown[] = [];
-    r.register(k, async (j) => {
+    r.handle(k, async (j) => {
       seen.push(j.payload);
       return { ok: true };
     });
@@ -63,29 +66,29 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const k = kind();
     const r = runner();
     let runs = 0;
-    r.register(k, async () => void (runs += 1));
+    r.handle(k, async () => void (runs += 1));
     r.start();
     await expect(
       inTransaction(db(), async (tx) => {
-        await enqueueJob(tx, { kind: k, workspaceId: null, payload: {} });
+        await k.enqueue(tx, {}, { workspaceId: null });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await r.idle();
     expect(runs).toBe(0);
-    expect((await db().selectFrom('jobs').where('kind', '=', k).select('id').execute()).length).toBe(0);
+    expect(await listJobs(db(), { job: k })).toHaveLength(0);
   });
 
   it('retries a failed job with exponential back-off and gives up after its attempts, keeping the error', async () => {
-    const k = kind();
+    const k = kind({ maxAttempts: 4 });
     const r = runner();
     let runs = 0;
-    r.register(k, async () => {
+    r.handle(k, async () => {
       runs += 1;
       throw new Error(`SMTP 451 temporary failure (${runs})`);
     });
     r.start();
-    const [id] = await enqueue(k, [{}], { maxAttempts: 4 });
+    const [id] = await enqueue(k, [{}]);
     for (let attempt = 1; attempt < 4; attempt += 1) {
       const before = Date.now();
       await r.idle();
@@ -108,7 +111,7 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('fails a job at once on a permanent error', async () => {
     const k = kind();
     const r = runner();
-    r.register(k, async () => {
+    r.handle(k, async () => {
       throw new PermanentJobError('the record is gone');
     });
     r.start();
@@ -121,9 +124,9 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const k = kind();
     const r = runner();
     let runs = 0;
-    r.register(k, async () => void (runs += 1));
+    r.handle(k, async () => void (runs += 1));
     r.start();
-    const id = await inTransaction(db(), (tx) => enqueueJob(tx, { kind: k, workspaceId: null, payload: {}, runAfter: new Date(Date.now() + 3_600_000) }));
+    const id = await inTransaction(db(), (tx) => k.enqueue(tx, {}, { workspaceId: null, runAfter: new Date(Date.now() + 3_600_000) }));
     await r.idle();
     expect(runs).toBe(0);
     expect(await job(id)).toMatchObject({ state: 'queued', attempts: 0 });
@@ -133,25 +136,25 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const k = kind();
     const [id] = await enqueue(k, [{ n: 1 }]);
     // A worker claimed it and died: running, with a lease that has run out.
-    await sql`update jobs set state = 'running', attempts = 1, locked_by = 'dead-worker', lease_until = now() - interval '1 second' where id = ${id}`.execute(db());
+    await stageClaim(db(), id!, { worker: 'dead-worker', attempts: 1, leaseExpired: true });
     const r = runner();
     const attempts: number[] = [];
-    r.register(k, async (j) => void attempts.push(j.attempt));
+    r.handle(k, async (j) => void attempts.push(j.attempt));
     r.start();
     await r.idle();
     expect(attempts).toEqual([2]);
     expect(await job(id!)).toMatchObject({ state: 'succeeded', attempts: 2, locked_by: r.workerId });
     // The dead worker cannot finish it any more.
-    expect(await db().updateTable('jobs').set({ state: 'failed' }).where('id', '=', id!).where('locked_by', '=', 'dead-worker').executeTakeFirst()).toMatchObject({ numUpdatedRows: 0n });
+    expect(await finishAs(db(), id!, 'dead-worker')).toBe(false);
   });
 
   it('does not take a job whose lease is still running', async () => {
     const k = kind();
     const [id] = await enqueue(k, [{}]);
-    await sql`update jobs set state = 'running', attempts = 1, locked_by = 'live-worker', lease_until = now() + interval '5 minutes' where id = ${id}`.execute(db());
+    await stageClaim(db(), id!, { worker: 'live-worker', attempts: 1, leaseExpired: false });
     const r = runner();
     let runs = 0;
-    r.register(k, async () => void (runs += 1));
+    r.handle(k, async () => void (runs += 1));
     r.start();
     await r.idle();
     expect(runs).toBe(0);
@@ -162,7 +165,7 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const r = runner();
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => (release = resolve));
-    r.register(k, async () => blocked);
+    r.handle(k, async () => blocked);
     r.start();
     const [id] = await enqueue(k, [{}]);
     for (let i = 0; i < 50 && (await job(id!)).state !== 'running'; i += 1) await new Promise((x) => setTimeout(x, 20));
@@ -176,7 +179,7 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const runs = new Map<number, number>();
     for (const concurrency of [3, 3]) {
       const r = runner({ concurrency });
-      r.register(k, async (j) => {
+      r.handle(k, async (j) => {
         runs.set(j.id, (runs.get(j.id) ?? 0) + 1);
         await new Promise((x) => setTimeout(x, 2));
       });
@@ -189,15 +192,75 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 });
 
+describe('the job catalogue', () => {
+  const ExportJob = kind({}, Type.Object({ exportId: Type.Integer({ minimum: 1 }), format: Type.Union([Type.Literal('csv'), Type.Literal('json')]) }, { additionalProperties: false }));
+
+  it('refuses a payload that does not match the schema when it is queued, and the transaction queues nothing', async () => {
+    const bad = { exportId: 'seven', format: 'csv' } as unknown as { exportId: number; format: 'csv' };
+    await expect(inTransaction(db(), (tx) => ExportJob.enqueue(tx, bad, { workspaceId: null }))).rejects.toThrow(
+      `A "${ExportJob.kind}" job was queued with a payload that does not match its schema (/exportId: Expected integer)`,
+    );
+    const extra = { exportId: 1, format: 'csv', email: 'a@b.test' } as unknown as { exportId: number; format: 'csv' };
+    await expect(inTransaction(db(), (tx) => ExportJob.enqueueMany(tx, [{ exportId: 2, format: 'json' }, extra], { workspaceId: null }))).rejects.toThrow(/\/email: Unexpected property/);
+    expect(await listJobs(db(), { job: ExportJob })).toHaveLength(0);
+  });
+
+  it('fails a job whose stored payload no longer matches at once, with the reason, without running the handler', async () => {
+    const r = runner();
+    let runs = 0;
+    r.handle(ExportJob, async ({ payload }) => void (runs += payload.exportId));
+    const id = await inTransaction(db(), (tx) => ExportJob.enqueue(tx, { exportId: 1, format: 'csv' }, { workspaceId: null }));
+    // Written by an older version whose payload had another shape.
+    await storePayload(db(), id, { export: 1, format: 'xlsx' });
+    r.start();
+    await r.idle();
+    expect(runs).toBe(0);
+    expect(await job(id)).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      last_error: `the stored payload no longer matches the "${ExportJob.kind}" job's schema (/exportId: Expected required property)`,
+    });
+  });
+
+  it('hands the handler the payload it was queued with, typed', async () => {
+    const r = runner();
+    const seen: unknown[] = [];
+    r.handle(ExportJob, async (j) => void seen.push([j.payload.format, j.workspaceId]));
+    r.start();
+    await inTransaction(db(), (tx) => ExportJob.enqueue(tx, { exportId: 3, format: 'json' }, { workspaceId: null }));
+    await r.idle();
+    expect(seen).toEqual([['json', null]]);
+  });
+
+  it('declares each kind once, under an "<area>.<name>" name', () => {
+    expect(() => defineJob(ExportJob.kind, Type.Object({}))).toThrow(`The job kind "${ExportJob.kind}" is defined twice`);
+    expect(() => defineJob('Export', Type.Object({}))).toThrow('The job kind "Export" is not of the form "<area>.<name>"');
+  });
+
+  it('refuses a second handler for a kind', () => {
+    const r = runner();
+    r.handle(ExportJob, async () => undefined);
+    expect(() => r.handle(ExportJob, async () => undefined)).toThrow(`A handler for job kind "${ExportJob.kind}" is registered twice`);
+  });
+});
+
+const HELLO_EMAIL = defineEmail({
+  name: `test_hello_${unique()}`,
+  payload: Type.Object({ n: Type.Integer() }, { additionalProperties: false }),
+  render: async ({ n }) => ({ to: `a${n}@cust.test`, subject: 'Hi', text: `Body ${n}` }),
+});
+
 describe('e-mail jobs', () => {
-  it('sends a queued e-mail through the transport with the job id', async () => {
+  it('renders a queued e-mail when it runs, sends it with the job id and keeps no payload', async () => {
     const r = runner();
     const transport = new MemoryTransport();
-    registerMailJobs(r, transport, 'Patchbay <noreply@patchbay.test>');
+    registerMailJobs(r, transport, { from: 'Patchbay <noreply@patchbay.test>', context: { db: db(), tokens: new LinkTokens(Buffer.alloc(32, 1)), urls: { publicBaseUrl: '', portalUrl: '' } } });
     r.start();
-    const [id] = await inTransaction(db(), (tx) => enqueueEmails(tx, null, [{ kind: 'test', recipient: 'a@cust.test', subject: 'Hi', text: 'Body' }]));
+    const id = await inTransaction(db(), (tx) => enqueueEmail(tx, null, HELLO_EMAIL, { n: 1 }));
+    expect((await findJob(db(), id))?.payload).toEqual({ kind: HELLO_EMAIL.name, ref: { n: 1 } });
     await r.idle();
-    expect(transport.sent).toEqual([{ id, from: 'Patchbay <noreply@patchbay.test>', to: 'a@cust.test', subject: 'Hi', text: 'Body' }]);
+    expect(transport.sent).toEqual([{ id, from: 'Patchbay <noreply@patchbay.test>', to: 'a1@cust.test', subject: 'Hi', text: 'Body 1' }]);
+    expect(await findJob(db(), id)).toMatchObject({ state: 'succeeded', payload: {}, result: { kind: HELLO_EMAIL.name, transport: 'memory' } });
   });
 });
 

@@ -2,7 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { describeStartupFailure } from '../../src/operator/startup-errors.js';
-import { childEnv, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
+import { childEnv, SERVER_ENTRY, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
 
 // Start-up and shutdown of the real process, as an operator meets them.
 
@@ -67,7 +67,7 @@ describe('start-up failures', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const { outcome } = spawnTracked(['--import', 'tsx', 'src/server.ts'], childEnv(await tempDataDir(), { PORT: String(port), DEMO: '0', LOG_LEVEL: 'warn' }));
+      const { outcome } = spawnTracked([SERVER_ENTRY], childEnv(await tempDataDir(), { PORT: String(port), DEMO: '0', LOG_LEVEL: 'warn' }));
       const result = await outcome;
       expect(result.code).toBe(1);
       expect(result.stderr.trim()).toBe(`Cannot listen on 127.0.0.1:${port}: the port is in use by another process (stop it, or set PORT to another port)`);
@@ -79,7 +79,7 @@ describe('start-up failures', () => {
 
   it('names an unreachable database in one line and exits non-zero', { timeout: 120_000 }, async () => {
     const { outcome } = spawnTracked(
-      ['--import', 'tsx', 'src/server.ts'],
+      [SERVER_ENTRY],
       childEnv(await tempDataDir(), { DATABASE_URL: 'postgres://patchbay:secret@127.0.0.1:1/patchbay', LOG_LEVEL: 'warn' }),
     );
     const result = await outcome;
@@ -108,7 +108,7 @@ describe('start-up failures', () => {
       url.username = role;
       url.password = '';
       url.pathname = `/${database}`;
-      const { outcome } = spawnTracked(['--import', 'tsx', 'src/server.ts'], childEnv(await tempDataDir(), { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' }));
+      const { outcome } = spawnTracked([SERVER_ENTRY], childEnv(await tempDataDir(), { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' }));
       const result = await outcome;
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);

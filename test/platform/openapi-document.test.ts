@@ -76,12 +76,19 @@ describe('OpenAPI operations', () => {
     expect(Object.keys(OPERATION_IDS).filter((key) => !keys.has(key))).toEqual([]);
   });
 
-  it('declare security from the route policy: none for public routes, the bearer scheme or the recipient schemes otherwise', () => {
+  it('declare security from the route policy: none for public routes, the developer, recipient or customer schemes otherwise', () => {
     const doc = generated;
     for (const route of ctx().app.routeCatalog) {
       const op = doc.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
       if (!op || route.url === '/metrics') continue;
-      const expected = { public: [], account: [{ bearer: [] }], recipient: [{ recipientSession: [] }, { recipientBearer: [] }] }[route.policy.auth];
+      const session = [{ developerSession: [] }, { developerSessionBearer: [] }];
+      const expected = {
+        public: [],
+        account: [{ bearer: [] }, ...session, ...(route.policy.auth === 'account' && route.policy.apiTokens === false ? [] : [{ apiToken: [] }])],
+        recipient: [{ recipientSession: [] }, { recipientBearer: [] }],
+        developer: session,
+        customer: [{ customerSession: [] }, { customerBearer: [] }],
+      }[route.policy.auth];
       expect(op.security, `${route.method} ${route.url}`).toEqual(expected);
     }
   });

@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { childEnv as baseEnv, spawnTracked, startServer as start, stop, tempDataDir as tempDir } from '../helpers/process.js';
+import { childEnv as baseEnv, CLI_ENTRY, SERVER_ENTRY, spawnTracked, startServer as start, stop, tempDataDir as tempDir } from '../helpers/process.js';
 
-// `src/server.ts` as a real child process. The embedded cases always use a
+// The built server (dist/server.js, what `npm start` runs) as a real child process. The embedded cases always use a
 // temporary DATA_DIR, whatever DATABASE_URL the test run has.
 
 const childEnv = (dataDir: string, extra: Record<string, string> = {}) => baseEnv(dataDir, { PORT: '0', LOG_LEVEL: 'warn', ...extra });
@@ -72,6 +72,20 @@ describe('the server on a fresh embedded database with DEMO=1', () => {
     expect(await customerTotal(server.address, token)).toBe(300);
   });
 
+  it('prints a one-time console sign-in link for the demo owner, and the development outbox is there', async () => {
+    const link = /^Console \(one-time sign-in link, 12 h\): (\S+)$/m.exec(server.stdout)?.[1];
+    expect(link).toMatch(/\/console\/sign-in#token=dsl_[A-Za-z0-9_-]{43}$/);
+    const signIn = (token: string) =>
+      fetch(`${server.address}/api/developer/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const token = new URL(link!).hash.slice('#token='.length);
+    const opened = await signIn(token);
+    expect(opened.status).toBe(201);
+    const session = ((await opened.json()) as { token: string }).token;
+    expect((await signIn(token)).status).toBe(401);
+    const outbox = await fetch(`${server.address}/api/developer/outbox`, { headers: { cookie: `patchbay_developer_session=${session}` } });
+    expect(outbox.status).toBe(200);
+  });
+
   it('refuses the customer list without a token', async () => {
     const response = await fetch(`${server.address}/api/developer/customers`);
     expect(response.status).toBe(401);
@@ -105,7 +119,7 @@ describe('the server on a fresh embedded database with DEMO=0', () => {
     expect((await server.exited).code).toBe(0);
 
     // No demo owner was created.
-    const cli = spawnTracked(['bin/patchbay.js', 'token', 'create', '--account', 'owner@demo.patchbay.test'], childEnv(dir));
+    const cli = spawnTracked([CLI_ENTRY, 'token', 'create', '--account', 'owner@demo.patchbay.test'], childEnv(dir));
     const outcome = await cli.outcome;
     expect(outcome.code).not.toBe(0);
     expect(outcome.stderr.trim()).toBe('No account owner@demo.patchbay.test');
@@ -115,7 +129,7 @@ describe('the server on a fresh embedded database with DEMO=0', () => {
 describe('the server with a bad configuration', () => {
   it('exits non-zero with the problems on stderr, before touching DATA_DIR', async () => {
     const dir = path.join(await tempDataDir(), 'never-created');
-    const { outcome } = spawnTracked(['--import', 'tsx', 'src/server.ts'], childEnv(dir, { PORT: 'abc', LOG_LEVEL: 'chatty' }));
+    const { outcome } = spawnTracked([SERVER_ENTRY], childEnv(dir, { PORT: 'abc', LOG_LEVEL: 'chatty' }));
     const result = await outcome;
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');

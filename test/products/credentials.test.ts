@@ -113,6 +113,23 @@ describe('GET /api/developer/products/{productId}/plugin-package/status', () => 
     expect(keys).toEqual([{ status: 'active' }]);
   });
 
+  it('says how long a rotated key stays accepted in each environment: the configured overlap on live, none on test', async () => {
+    const ws = await seedWorkspace(ctx(), { members: MEMBERS });
+    const live = (await status(ws, ws.tokens.viewer!)).json();
+    expect(live).toMatchObject({ environment: 'live', rotationOverlapSeconds: 7 * 86_400 });
+    const test = await ctx().app.inject({ method: 'GET', url: `/api/developer/products/${ws.ids.products.p1}/plugin-package/status?environment=test`, headers: bearer(ws.owner) });
+    expect(test.json()).toMatchObject({ environment: 'test', rotationOverlapSeconds: 0 });
+    const configured = await buildTestApp({ databaseUrl: process.env.DATABASE_URL, packages: { liveRotationOverlapDays: 3 } });
+    try {
+      const other = await seedWorkspace(configured);
+      const res = await configured.app.inject({ method: 'GET', url: `/api/developer/products/${other.ids.products.p1}/plugin-package/status`, headers: bearer(other.owner) });
+      expect(res.json().rotationOverlapSeconds).toBe(3 * 86_400);
+    } finally {
+      await configured.app.close();
+      await configured.database.close();
+    }
+  });
+
   it.runIf(onPostgres)('creates one credential and one key when ten first calls race (PostgreSQL)', async () => {
     const ws = await seedWorkspace(ctx());
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? status(ws) : restConfig(ws, ws.owner, ws.ids.products.p1, '?environment=test'))));

@@ -8,6 +8,8 @@ import { LocalStorage, NoStorage, S3Storage } from '../../src/platform/storage/s
 import { bearer, buildTestApp, seedWorkspace, type SeededWorkspace, type TestContext, useTestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { startS3Server } from '../helpers/s3.js';
+import { DeleteStoredFileJob } from '../../src/modules/products/products.jobs.js';
+import { listJobs } from '../../src/platform/jobs/jobs.testing.js';
 
 const MEMBERS = [
   { key: 'viewer', permissions: ['product_files.view'], products: 'all' as const },
@@ -50,7 +52,7 @@ function filesSuite(name: string, makeContext: () => () => TestContext) {
 
       const link = await ctx().app.inject({ method: 'POST', url: `${base(ws)}/${file.id}/link`, headers: bearer(ws.owner) });
       expect(link.statusCode).toBe(200);
-      expect(link.json()).toMatchObject({ filename: 'Plugin Installer.pkg', expiresIn: 300, url: expect.stringMatching(/^\/api\/private-links\/files\//) });
+      expect(link.json()).toMatchObject({ filename: 'Plugin Installer.pkg', expiresIn: 300, url: expect.stringMatching(/^http:\/\/patchbay\.test\/api\/private-links\/files\//) });
       const got = await download(link.json().url);
       expect(got.statusCode).toBe(200);
       expect(got.rawPayload.equals(content)).toBe(true);
@@ -86,8 +88,8 @@ function filesSuite(name: string, makeContext: () => () => TestContext) {
       await ctx().app.jobs.idle();
       expect((await download(url)).statusCode).toBe(404);
       expect((await ctx().app.inject({ method: 'DELETE', url: `${base(ws)}/${file.id}`, headers: bearer(ws.owner) })).statusCode).toBe(404);
-      const job = await ctx().database.db.selectFrom('jobs').where('kind', '=', 'storage.delete').where('workspace_id', '=', ws.workspaceId).select('state').executeTakeFirstOrThrow();
-      expect(job.state).toBe('succeeded');
+      const [job] = await listJobs(ctx().database.db, { job: DeleteStoredFileJob, workspaceId: ws.workspaceId });
+      expect(job!.state).toBe('succeeded');
     });
 
     it('registers an external file by URL; it has no private link (409 EXTERNAL_FILE)', async () => {

@@ -8,6 +8,8 @@ import { operatorScope } from '../../src/platform/auth/scope.js';
 import type { Db } from '../../src/platform/db/database.js';
 import { MemoryTransport } from '../../src/platform/mail/transport.js';
 import { accountIdOf, bearer, seedWorkspace, unique, useTestApp } from '../helpers/app.js';
+import { countJobs, listJobs } from '../../src/platform/jobs/jobs.testing.js';
+import { EmailJob } from '../../src/platform/mail/mail.js';
 
 const transport = new MemoryTransport();
 const ctx = useTestApp({ mail: { transport } });
@@ -36,7 +38,7 @@ function expectProblem(res: LightMyRequestResponse, status: number, code: string
 }
 
 /** Rows a grant writes, counted in one workspace. */
-async function rowCounts(workspaceId: number) {
+async function rowCounts(workspaceId: number): Promise<Record<string, number>> {
   const result = await sql<Record<string, number>>`
     select
       (select count(*)::int from orders where workspace_id = ${workspaceId}) as orders,
@@ -44,9 +46,8 @@ async function rowCounts(workspaceId: number) {
       (select count(*)::int from entitlements where workspace_id = ${workspaceId}) as entitlements,
       (select count(*)::int from serials where workspace_id = ${workspaceId}) as serials,
       (select count(*)::int from manual_grants where workspace_id = ${workspaceId}) as manual_grants,
-      (select count(*)::int from developer_customers where workspace_id = ${workspaceId}) as customers,
-      (select count(*)::int from jobs where workspace_id = ${workspaceId} and kind = 'email.send') as emails`.execute(ctx().database.db);
-  return result.rows[0]!;
+      (select count(*)::int from developer_customers where workspace_id = ${workspaceId}) as customers`.execute(ctx().database.db);
+  return { ...result.rows[0]!, emails: await countJobs(ctx().database.db, { job: EmailJob, workspaceId }) };
 }
 
 const serialInDb = (id: number) =>
@@ -576,13 +577,16 @@ describe('POST /api/developer/purchases/manual-grant: grantRequestId', () => {
 });
 
 describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
-  // Queued e-mail is a job of kind email.send.
+  // Queued e-mail is a job of kind email.send carrying references; once sent, its kind is in the result and the payload is empty.
   const outbox = async (workspaceId: number) =>
-    (
-      await sql<{ kind: string; recipient: string; subject: string; state: string; attempts: number; finished_at: Date | null; last_error: string | null }>`
-        select payload->>'kind' as kind, payload->>'to' as recipient, payload->>'subject' as subject, state, attempts, finished_at, last_error
-        from jobs where workspace_id = ${workspaceId} and kind = 'email.send' order by id`.execute(ctx().database.db)
-    ).rows;
+    (await listJobs(ctx().database.db, { job: EmailJob, workspaceId })).map(({ payload, result, state, attempts, finished_at, last_error }) => ({
+      kind: ((payload as { kind?: string }).kind ?? (result as { kind?: string } | null)?.kind) as string,
+      payload,
+      state,
+      attempts,
+      finished_at,
+      last_error,
+    }));
   const sentTo = (recipient: string) => transport.sent.filter((m) => m.to === recipient);
 
   it('queues one e-mail per granted product and sends it after commit', async () => {
@@ -594,7 +598,7 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
 
     const rows = await outbox(ws.workspaceId);
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row).toMatchObject({ kind: 'product_purchase', recipient: email, state: 'succeeded', attempts: 1, last_error: null, finished_at: expect.anything() });
+    for (const row of rows) expect(row).toMatchObject({ kind: 'product_grant', payload: {}, state: 'succeeded', attempts: 1, last_error: null, finished_at: expect.anything() });
 
     const mails = sentTo(email);
     expect(mails).toHaveLength(2);
@@ -652,10 +656,10 @@ describe('POST /api/developer/purchases/manual-grant: product e-mails', () => {
         const scope = operatorScope(ws.workspaceId, ws.ids.accounts.owner!);
         const outcome = await grantAccess(tx as unknown as Db, scope, { productId: ws.ids.products.p1, email, reason: 'x', sendProductPurchaseEmails: true });
         expect(outcome.emailsQueued).toBe(1);
-        const queued = (
-          await sql<{ recipient: string; state: string }>`select payload->>'to' as recipient, state from jobs where workspace_id = ${ws.workspaceId} and kind = 'email.send'`.execute(tx)
-        ).rows;
-        expect(queued).toEqual([{ recipient: email, state: 'queued' }]);
+        const queued = (await listJobs(tx, { job: EmailJob, workspaceId: ws.workspaceId })).map(({ payload, state }) => ({ payload, state }));
+        // References only: neither the address nor the serial code waits in the queue.
+        expect(queued).toEqual([{ payload: { kind: 'product_grant', ref: { orderItemId: outcome.body.items[0]!.order_item_id } }, state: 'queued' }]);
+        expect(JSON.stringify(queued)).not.toContain(outcome.body.serials[0]!.serial);
         throw rollback;
       });
     await expect(work).rejects.toBe(rollback);

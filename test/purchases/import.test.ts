@@ -4,6 +4,8 @@ import * as serialsService from '../../src/modules/serials/serials.service.js';
 import { bearer, onPostgres, type SeededWorkspace, seedWorkspace, unique, useTestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { expectProblem, PURCHASES, type PurchaseRow } from './purchases-helpers.js';
+import { countJobs } from '../../src/platform/jobs/jobs.testing.js';
+import { EmailJob } from '../../src/platform/mail/mail.js';
 
 const ctx = useTestApp();
 const URL = `${PURCHASES}/import`;
@@ -49,7 +51,7 @@ const serials = async (token: string) => {
 
 const rowErrors = (body: { errors?: unknown }) => (body.errors as ImportBody['errors']).map((e) => `${e.row}:${e.field}:${e.code}`);
 
-const count = async (table: 'entitlements' | 'marketing_consents' | 'jobs' | 'orders' | 'order_items' | 'serials' | 'developer_customers', workspaceId: number) =>
+const count = async (table: 'entitlements' | 'marketing_consents' | 'orders' | 'order_items' | 'serials' | 'developer_customers', workspaceId: number) =>
   (
     await ctx()
       .database.db.selectFrom(table)
@@ -163,8 +165,7 @@ describe('POST /api/developer/purchases/import', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(await count('developer_customers', ws.workspaceId)).toBe(2);
     expect(await count('marketing_consents', ws.workspaceId)).toBe(0);
-    const emails = await ctx().database.db.selectFrom('jobs').where('workspace_id', '=', ws.workspaceId).where('kind', '=', 'email.send').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-    expect(emails.n).toBe(0);
+    expect(await countJobs(ctx().database.db, { job: EmailJob, workspaceId: ws.workspaceId })).toBe(0);
   });
 
   it.each([

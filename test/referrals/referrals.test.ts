@@ -220,7 +220,7 @@ describe('referral links', () => {
 
     const { Recipients } = await import('../../src/modules/recipients/recipients.service.js');
     const email = (await ctx().database.db.selectFrom('partner_agreements').where('id', '=', id).select('recipient_email').executeTakeFirstOrThrow()).recipient_email;
-    const session = (await new Recipients(ctx().database.db, '').operatorSession(email)).token;
+    const session = (await new Recipients(ctx().database.db).operatorSession(email)).token;
     const portal = await ctx().app.inject({ method: 'GET', url: '/api/partner-portal/programs', headers: bearer(session) });
     expect(portal.statusCode).toBe(200);
     expect(portal.json().programs).toEqual([expect.objectContaining({ id, referral_code: code, referral_url: `http://patchbay.test/api/partner-referrals/${code}` })]);
@@ -349,15 +349,16 @@ describe('referral context (pb_ref)', () => {
     expect(() => signer.sign({ agreementId: 0, workspaceId: 1, visitedAt: new Date() })).toThrow(RangeError);
   });
 
-  it('counts a sale only at or after the visit and within the attribution window', () => {
+  it('counts a sale only from the clock-skew tolerance before the visit to the end of the attribution window, in whole seconds', () => {
     const visit = ctxOf(new Date('2026-03-01T00:00:00Z'));
     const cases: Array<[string, string, number, boolean]> = [
       ['at the visit', '2026-03-01T00:00:00Z', 30, true],
       ['inside the window', '2026-03-15T10:00:00Z', 30, true],
-      ['on the last millisecond', '2026-03-31T00:00:00Z', 30, true],
-      ['a millisecond after the window', '2026-03-31T00:00:00.001Z', 30, false],
+      ['on the last second', '2026-03-31T00:00:00.999Z', 30, true],
+      ['a second after the window', '2026-03-31T00:00:01Z', 30, false],
       ['long after', '2026-09-01T00:00:00Z', 30, false],
-      ['before the visit', '2026-02-28T23:59:59.999Z', 30, false],
+      ['five minutes before the visit (clock skew)', '2026-02-28T23:55:00Z', 30, true],
+      ['more than five minutes before the visit', '2026-02-28T23:54:59.999Z', 30, false],
       ['one-day window, next day', '2026-03-01T23:00:00Z', 1, true],
       ['one-day window, two days later', '2026-03-03T00:00:00Z', 1, false],
     ];

@@ -4,13 +4,20 @@
 //
 //   patchbay-console <command> [--base-url URL] [--machine-id ID] [--license-file PATH]
 //                              [--transport juce|curl] [--now UNIX_SECONDS] [--serial CODE]
+//                              [--out PATH] [--in PATH] [--machine-name NAME]
 //
 // Commands: info, activate, validate, check (offline, no network), gate (LicenseGate: offline decision, then a
-// background validate), tamper (every one-character change of the stored token must be refused), deactivate.
+// background validate), gate-grace (a LicenseGate left running while its clock moves from --now to --later, no
+// call in between), tamper (every one-character change of the stored token must be refused), deactivate,
+// request (offline activation: write the machine request file to --out), load-license (load the license file --in),
+// gate-load (the same through a LicenseGate, as the license panel does).
 #include <patchbay_juce/patchbay_juce.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 
 using namespace patchbay;
@@ -88,6 +95,12 @@ namespace
         return out + extra + "}";
     }
 
+    std::string readFile (const std::string& path)
+    {
+        std::ifstream in (path, std::ios::binary);
+        return std::string ((std::istreambuf_iterator<char> (in)), std::istreambuf_iterator<char>());
+    }
+
     /** Every token that differs from the stored one in one character must be refused. */
     int tamper (LicenseClient& client)
     {
@@ -146,6 +159,36 @@ int main (int argc, char** argv)
         return 0;
     }
 
+    if (args.command == "gate-grace")
+    {
+        // A plugin left running offline: the gate decided at start, then only the clock moves.
+        auto clock = std::make_shared<std::atomic<std::int64_t>> (std::stoll (args.get ("now", "0")));
+        LicenseOptions moving = options;
+        moving.clock = [clock] { return clock->load(); };
+        juce_support::LicenseGate gate (moving, false);
+        const LicenseStatus before = gate.status();
+        const bool licensedBefore = gate.isLicensed();
+        clock->store (std::stoll (args.get ("later", "0")));
+        std::cout << statusJson ("gate-grace", gate.status(),
+                                 ",\"licensedBefore\":" + std::string (licensedBefore ? "true" : "false") + ",\"codeBefore\":"
+                                     + jsonQuote (before.code) + ",\"expiresAtBefore\":" + std::to_string (before.expiresAt)
+                                     + ",\"licensedAfter\":" + (gate.isLicensed() ? "true" : "false"))
+                  << "\n";
+        return 0;
+    }
+
+    if (args.command == "gate-load")
+    {
+        // What the license panel does with the file the user picked.
+        juce_support::LicenseGate gate (options, false);
+        gate.loadLicenseFile (juce::String::fromUTF8 (readFile (args.get ("in")).c_str()));
+        const bool idle = gate.waitUntilIdle (15000);
+        std::cout << statusJson ("gate-load", gate.status(),
+                                 ",\"licensedNow\":" + std::string (gate.isLicensed() ? "true" : "false") + ",\"idle\":" + (idle ? "true" : "false"))
+                  << "\n";
+        return 0;
+    }
+
     LicenseClient client (transportFrom (args), options);
 
     if (args.command == "info")
@@ -186,6 +229,25 @@ int main (int argc, char** argv)
     }
     if (args.command == "tamper")
         return tamper (client);
+    if (args.command == "request")
+    {
+        const MachineRequest request = client.machineRequest (args.get ("serial"), args.get ("machine-name"));
+        bool written = false;
+        if (request.status.code == "REQUEST_READY")
+        {
+            std::ofstream out (args.get ("out"), std::ios::binary | std::ios::trunc);
+            out << request.content;
+            written = static_cast<bool> (out);
+        }
+        std::cout << statusJson ("request", request.status, ",\"filename\":" + jsonQuote (request.filename) + ",\"written\":" + (written ? "true" : "false"))
+                  << "\n";
+        return 0;
+    }
+    if (args.command == "load-license")
+    {
+        std::cout << statusJson ("load-license", client.loadLicenseFile (readFile (args.get ("in")))) << "\n";
+        return 0;
+    }
 
     std::cerr << "unknown command: " << args.command << "\n";
     return 2;
