@@ -86,7 +86,7 @@ async function seedCustomers(database: Database, workspaceId: number, productIds
       else array[(${productIds}::int[])[1 + rows.n % 3]] end) as p(product_id)`.execute(database.db);
 }
 
-interface Seeded {
+export interface Seeded {
   token: string;
   productIds: number[];
   rareMatches: number;
@@ -94,7 +94,8 @@ interface Seeded {
   databaseVersion: string;
 }
 
-async function seed(database: Database, total: number): Promise<Seeded> {
+/** The workspace of one owner (owner@bench.patchbay.test) with three products and `total` customers; the console target seeds the same. */
+export async function seed(database: Database, total: number): Promise<Seeded> {
   const fixtures = await loadFixtures(database.db, BENCH_JWT, {
     workspaces: [{ key: 'ws', name: 'Bench Audio', billingEligible: true }],
     accounts: [{ key: 'owner', email: 'owner@bench.patchbay.test', emailVerified: true }],

@@ -231,6 +231,8 @@ export interface AppExtras {
   checkoutWebhookSecrets?: string[];
   /** Referral redirects one address may request per minute. */
   referralsPerMinute?: number;
+  /** Serve the front end's build from this directory (the console target); without it, web/dist. */
+  webDir?: string;
 }
 
 export type ParentMessage =

@@ -151,7 +151,9 @@ async function measure(plan: { bench: BenchDatabase; seeded: Seeded; settings: L
     // GET for the settings just generated: the stored archive is reused (no build slot), and its link serves a zip.
     const getUrl = `${base}?variant=native`;
     const first = await call('GET', getUrl, seeded.token);
-    const zip = await fetch(`${server.origin}${first.answer.url}`);
+    // Links are absolute under PUBLIC_BASE_URL; the bench reaches the same server at its own origin.
+    const link = new URL(first.answer.url);
+    const zip = await fetch(`${server.origin}${link.pathname}${link.search}`);
     const bytes = Buffer.from(await zip.arrayBuffer());
     check(zip.status === 200 && bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04])), `package link answered ${zip.status}, ${bytes.length} bytes`);
     check(bytes.length === builds.native.archiveBytes, `package link served ${bytes.length} bytes, the build has ${builds.native.archiveBytes}`);

@@ -431,7 +431,9 @@ async function measureFile(server: ServerProcess, seeded: Seeded, fileBytes: num
   log(`  ${upload.seconds.toFixed(2)} s (${uploadMbPerSec.toFixed(0)} MB/s)`);
 
   const link = await call('POST', `${files}/${metadata.id}/link`, seeded.token);
-  const linkUrl = `${server.origin}${(link.json as { url: string }).url}`;
+  // Links are absolute under PUBLIC_BASE_URL; the bench reaches the same server at its own origin.
+  const answered = new URL((link.json as { url: string }).url);
+  const linkUrl = `${server.origin}${answered.pathname}${answered.search}`;
   // A reference: plain Fastify streaming the same stored file (no auth, no database, no hooks), in a child of its own.
   const stored = path.join(storageDir, `ws${seeded.workspaceId}`, 'products', String(seeded.productId), 'files', metadata.id);
   check(fs.statSync(stored).size === fileBytes, `stored file ${stored}`);

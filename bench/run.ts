@@ -17,10 +17,17 @@ const TARGETS: Record<string, () => Promise<BenchTarget>> = {
   products: () => import('./products.js'),
   packages: () => import('./packages.js'),
   partners: () => import('./partners.js'),
+  web: () => import('./web.js'),
+  console: () => import('./console.js'),
+  startup: () => import('./startup.js'),
+  'customer-portal': () => import('./customer-portal.js'),
+  instances: () => import('./instances.js'),
 };
 
 const USAGE = `usage: npm run bench -- <target...>
 targets: ${Object.keys(TARGETS).join(', ')}
+web: builds the front end and measures each app's initial JavaScript (no database)
+console: the console's customers page in Chromium with BENCH_CUSTOMERS customers (first rows, search)
 environment:
   DATABASE_URL          PostgreSQL server; the bench creates (and drops) a database of its own. Unset: embedded PGlite in a temp dir
                         (the embedded target always uses PGlite: a 100,000-row import while GET /healthz is probed)
@@ -30,7 +37,8 @@ environment:
   BENCH_VALIDATE_SERIALS  activated serials the validate load rotates over (default 300)
   BENCH_ACTIVATE_SERIALS  unused serials the activate load draws from, four requests each (default 50000)
   BENCH_GENERATE_REQUESTS  timed generation requests of 10,000 serials (default 5)
-  BENCH_PURCHASE_ITEMS  order items to seed (default 1000000; purchases: a fifth as many customers; products: all for one product)
+  BENCH_PURCHASE_ITEMS  order items to seed (default 1000000; purchases, customer-portal: a fifth as many customers; products: all for one product)
+  BENCH_PORTAL_ORDERS   customer-portal: orders of the one buyer whose session is measured (default 200, a serial each)
   BENCH_PRODUCT_CUSTOMERS  products: customers of the product (default 100000)
   BENCH_REVIEWS         products: reviews of the product (default 1000)
   BENCH_PRODUCT_SERIALS products: serials of the product, one event each (default 10000)
@@ -46,7 +54,14 @@ environment:
   BENCH_CONNECTIONS     autocannon connections (default 10)
   BENCH_DURATION        measured seconds per scenario (default 10; embedded: the idle /healthz probe)
   BENCH_WARMUP          unrecorded warm-up seconds per scenario (default 2)
-  BENCH_POOL_SIZE       server database pool size (default 10, as DB_POOL_SIZE)`;
+  BENCH_POOL_SIZE       server database pool size (default 10, as DB_POOL_SIZE)
+  BENCH_STARTUP_RUNS    startup: runs per command, median reported (default 7)
+  BENCH_CONSOLE_RUNS    console: page loads, clicks and searches timed each (default 7)
+instances (DATABASE_URL required; REDIS_URL, default redis://127.0.0.1:6379): validate and checkout booking with several
+  instances of dist/server.js (built first) sharing one database and one Redis, ratios to /readyz of one instance
+  BENCH_INSTANCES       instance counts measured (default 1,2,4)
+  BENCH_INSTANCES_SERIALS  instances: serials seeded for validate (default 2000; BENCH_VALIDATE_SERIALS of them activated, at most a quarter)
+  BENCH_INSTANCES_SALES instances: signed sales per instance count (default 500; a tenth as many refunds; BENCH_WEBHOOK_CONCURRENCY senders per instance)`;
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

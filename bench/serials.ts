@@ -113,7 +113,7 @@ async function seedSerials(database: Database, plan: SeedPlan, from: number, to:
     ) src`.execute(database.db);
 }
 
-interface Seeded {
+export interface Seeded {
   token: string;
   workspaceId: number;
   licensedProductId: number;
@@ -128,7 +128,7 @@ interface Seeded {
   databaseVersion: string;
 }
 
-async function seed(database: Database, total: number, validateSerials: number, activateSerials: number): Promise<Seeded> {
+export async function seed(database: Database, total: number, validateSerials: number, activateSerials: number): Promise<Seeded> {
   const fixtures = await loadFixtures(database.db, BENCH_JWT, {
     workspaces: [{ key: 'ws', name: 'Bench Audio', billingEligible: true }],
     accounts: [{ key: 'owner', email: 'owner@bench.patchbay.test', emailVerified: true }],
@@ -500,7 +500,7 @@ function figuresOf(m: Measured, deepPage: number): Figure[] {
     { name: 'search code p95', value: m.codeSearch.p95, unit: 'ms', goal: { text: '≤ 50 ms', pass: m.codeSearch.p95 <= 50 } },
     throughputFigure(m, 'search e-mail', m.emailSearch.requestsPerSec, 'req/s'),
     { name: 'search e-mail p95', value: m.emailSearch.p95, unit: 'ms', goal: { text: '≤ 50 ms', pass: m.emailSearch.p95 <= 50 } },
-    throughputFigure(m, 'validate', m.validate.requestsPerSec, 'req/s', readyzGoal(m, m.validate.requestsPerSec, 0.6)),
+    throughputFigure(m, 'validate', m.validate.requestsPerSec, 'req/s', readyzGoal(m, m.validate.requestsPerSec, 1)),
     { name: 'validate p50', value: m.validate.p50, unit: 'ms' },
     { name: 'validate p99', value: m.validate.p99, unit: 'ms' },
     throughputFigure(m, 'activate', a.activationsPerSec, 'activations/s', { text: '≥ 1,000 activations/s', pass: a.activationsPerSec >= 1000 }),

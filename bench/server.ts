@@ -58,6 +58,7 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
     ...(extra.packageDownloadsPerMinute ? { packages: { downloadsPerMinute: extra.packageDownloadsPerMinute } } : {}),
     ...(extra.checkoutWebhookSecrets ? { checkout: { webhookSecrets: extra.checkoutWebhookSecrets } } : {}),
     ...(extra.referralsPerMinute ? { partners: { referralsPerMinute: extra.referralsPerMinute } } : {}),
+    ...(extra.webDir ? { web: { mode: 'static' as const, dir: extra.webDir } } : {}),
   });
   return { app, database };
 }
