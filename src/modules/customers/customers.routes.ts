@@ -44,6 +44,7 @@ export function customerRoutes({ db, runner }: { db: Db; runner: ImportRunner })
         json: CustomerImportJson,
         multipart: CustomerImportMultipart,
         run: service.importCustomers,
+        writes: ['accounts', 'developer_customers', 'customer_products', 'marketing_consents'],
       },
     },
   );

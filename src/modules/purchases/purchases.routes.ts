@@ -51,6 +51,7 @@ export function purchaseRoutes({ db, runner }: { db: Db; runner: ImportRunner })
         multipart: PurchaseImportMultipart,
         errors: [409],
         run: importPurchases,
+        writes: ['orders', 'order_items', 'entitlements', 'accounts', 'developer_customers', 'customer_products', 'serials', 'serial_events'],
       },
     },
   );

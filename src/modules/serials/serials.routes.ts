@@ -69,6 +69,7 @@ export function serialRoutes({ db, runner }: { db: Db; runner: ImportRunner }) {
         json: SerialImportJson,
         multipart: SerialImportMultipart,
         run: service.importSerials,
+        writes: ['serials', 'serial_events'],
       },
     },
   );

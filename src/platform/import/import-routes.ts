@@ -37,6 +37,8 @@ export interface ImportExportDescription<Q extends TSchema> {
     /** Error statuses the import answers besides 400, 401, 403, 413, 415 and 422 (409 when a retry may succeed). */
     errors?: number[];
     run: ImportDefinition['run'];
+    /** The tables the import writes (their statistics are refreshed after a large import). */
+    writes: ImportDefinition['writes'];
   };
 }
 
@@ -46,7 +48,7 @@ export interface ImportExportDescription<Q extends TSchema> {
  */
 export function importExportRoutes<Q extends TSchema>(deps: { db: Db; runner: ImportRunner }, d: ImportExportDescription<Q>) {
   const { db, runner } = deps;
-  runner.define({ kind: d.kind, arrayField: d.kind, permission: d.permissions.manage, run: d.import.run });
+  runner.define({ kind: d.kind, arrayField: d.kind, permission: d.permissions.manage, run: d.import.run, writes: d.import.writes });
   const view = { auth: 'account', permission: d.permissions.view } as const;
   return {
     export: defineRoute({
