@@ -122,6 +122,11 @@ export async function claimSeat(
 ): Promise<{ serial: RuntimeSerial; activation: ActivationRow | null } | undefined> {
   const [action, actorAccountId, customerId] =
     claimant.type === 'customer' ? ['offline.activated', claimant.accountId, claimant.customerId] : ['runtime.activated', null, null];
+  // \`seat\` takes its new values from the locked row (\`free\`), never from the target's own columns: inside this
+  // statement the UPDATE's SET sees the serial as of the statement's snapshot, so when the lock in \`s\` waited for a
+  // release that committed, \`active_activation_count + 1\` counted from before the release and took a seat over the
+  // limit (the CHECK refused it: a 500, found by test/serials/activations.test.ts on PostgreSQL). Columns it does not
+  // set keep their latest committed values.
   const result = await sql<RuntimeSerial & { [K in keyof ActivationRow as `a_${K}`]: ActivationRow[K] | null }>`
     with s as (
       select id, code, status, max_activations, active_activation_count, expires_at, active_from, active_to, redeemed_at
@@ -129,7 +134,7 @@ export async function claimSeat(
       where workspace_id = ${target.workspaceId} and product_id = ${target.productId} and code_key = ${codeKey}
       for update
     ), free as (
-      select id, status, case when status = 'available' then 'redeemed' else status end as after
+      select id, status, case when status = 'available' then 'redeemed' else status end as after, active_activation_count, redeemed_at
       from s
       where status not in ('revoked', 'suspended', 'deactivated')
         and (active_from is null or active_from <= ${now}::timestamptz)
@@ -142,10 +147,10 @@ export async function claimSeat(
       on conflict (serial_id, machine_id) where status = 'active' do nothing
       returning id, serial_id, machine_id, machine_name, platform, app_version, activated_at, last_validated_at
     ), seat as (
-      update serials set active_activation_count = active_activation_count + 1,
-        status = case when status = 'available' then 'redeemed' else status end,
-        redeemed_at = coalesce(redeemed_at, now()), updated_at = now()
-      where workspace_id = ${target.workspaceId} and id = (select serial_id from activation)
+      update serials set active_activation_count = f.active_activation_count + 1, status = f.after,
+        redeemed_at = coalesce(f.redeemed_at, now()), updated_at = now()
+      from free f
+      where serials.workspace_id = ${target.workspaceId} and serials.id = f.id and serials.id = (select serial_id from activation)
     ), event as (
       insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, actor_account_id, before_status, after_status, data)
       select ${target.workspaceId}, a.serial_id, ${target.productId}, ${action}, ${claimant.type}, ${actorAccountId}::int, f.status, f.after,
