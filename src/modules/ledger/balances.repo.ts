@@ -58,39 +58,31 @@ export interface SumRow {
   total: string;
 }
 
-/** Every account balance of a workspace, per account, agreement and currency: snapshot + tail. */
-export function workspaceSums(db: Executor, workspaceId: number): Promise<WithTail<SumRow>> {
+/**
+ * Account balances per account, agreement and currency, of the entries and snapshots whose `owner` column holds
+ * `id`: snapshot + tail. The column is one of two fixed names, never input.
+ */
+function sumsOf(db: Executor, owner: 'workspace_id' | 'recipient_id', id: number): Promise<WithTail<SumRow>> {
   return snapshotPlusTail<SumRow>(
     db,
     (from) => sql<SumRow & Marker>`
       with h as materialized (select upto from ledger_balance_horizon)
       select b.account, b.agreement_id, b.currency, sum(b.total)::text as total, null::text as upto, null::text as last_id
       from (
-        select s.account, s.agreement_id, s.currency, s.total from ledger_balance_snapshots s where s.workspace_id = ${workspaceId}
+        select s.account, s.agreement_id, s.currency, s.total from ledger_balance_snapshots s where ${sql.ref(`s.${owner}`)} = ${id}
         union all
         select e.account, e.agreement_id, e.currency, e.amount from ledger_entries e
-        where e.workspace_id = ${workspaceId} and e.id > ${from}::bigint and e.id > (select upto from h)
+        where ${sql.ref(`e.${owner}`)} = ${id} and e.id > ${from}::bigint and e.id > (select upto from h)
       ) b group by b.account, b.agreement_id, b.currency
       union all ${MARKER}`,
   );
 }
 
+/** Every account balance of a workspace, per account, agreement and currency: snapshot + tail. */
+export const workspaceSums = (db: Executor, workspaceId: number) => sumsOf(db, 'workspace_id', workspaceId);
+
 /** A recipient's balances across workspaces (entries that name the recipient): snapshot + tail. */
-export function recipientSums(db: Executor, recipientId: number): Promise<WithTail<SumRow>> {
-  return snapshotPlusTail<SumRow>(
-    db,
-    (from) => sql<SumRow & Marker>`
-      with h as materialized (select upto from ledger_balance_horizon)
-      select b.account, b.agreement_id, b.currency, sum(b.total)::text as total, null::text as upto, null::text as last_id
-      from (
-        select s.account, s.agreement_id, s.currency, s.total from ledger_balance_snapshots s where s.recipient_id = ${recipientId}
-        union all
-        select e.account, e.agreement_id, e.currency, e.amount from ledger_entries e
-        where e.recipient_id = ${recipientId} and e.id > ${from}::bigint and e.id > (select upto from h)
-      ) b group by b.account, b.agreement_id, b.currency
-      union all ${MARKER}`,
-  );
-}
+export const recipientSums = (db: Executor, recipientId: number) => sumsOf(db, 'recipient_id', recipientId);
 
 export interface PayableRow {
   workspace_id: number;
