@@ -212,7 +212,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     stripeApi: options.checkoutConnections?.stripeApi,
   });
   packagesModule.register(app, { packages, downloadsPerMinute: options.packages?.downloadsPerMinute });
-  customersModule.register(app, { db, runner: imports });
+  customersModule.register(app, { db, runner: imports, pool: options.database.pool });
   serialsModule.register(app, { db, runner: imports });
   purchasesModule.register(app, { db, runner: imports });
   const licensing = licensingModule.createLicensing(app, { db, keyring, connectionFlushMs: options.licensing.connectionFlushMs });

@@ -1,4 +1,5 @@
-import { type Expression, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { type CompiledQuery, type Expression, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { isoTimestamp, neutralisedText } from '../../platform/csv/copy-out.js';
 import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
 import type { DB, DeveloperCustomersTable } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
@@ -165,6 +166,42 @@ export async function* customerBatches(db: Executor, scope: Scope, filter: Custo
     if (batch.length < batchSize) return;
     before = batch[batch.length - 1]!.id;
   }
+}
+
+/**
+ * The export's rows for `COPY … TO STDOUT` (PostgreSQL): every matching relationship, newest first, with each cell
+ * as the batch path writes it (`customerBatches` + the service's `exportCustomers`): the product cell is the names of
+ * the linked products the caller can see, sorted (by code point, as JavaScript's sort) and joined with `; `.
+ */
+export function exportQuery(db: Executor, scope: Scope, filter: CustomerFilter): CompiledQuery {
+  const text = (column: string) => sql<string>`${sql.raw(neutralisedText(column))}`;
+  const products = sql<string>`${sql.raw(neutralisedText('p_names.names'))}`;
+  return applyFilter(visible(db, scope), scope, filter)
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('customer_products as cpn')
+          .innerJoin('products as pn', (join) => join.onRef('pn.id', '=', 'cpn.product_id').onRef('pn.workspace_id', '=', 'cpn.workspace_id'))
+          .whereRef('cpn.developer_customer_id', '=', 'dc.id')
+          .whereRef('cpn.workspace_id', '=', 'dc.workspace_id')
+          .$if(scope.products !== 'all', (q) => q.where('cpn.product_id', '=', sql<number>`any(${[...(scope.products as Set<number>)]}::int[])`))
+          .select(sql<string>`string_agg(pn.name, '; ' order by pn.name collate "C")`.as('names'))
+          .as('p_names'),
+      (join) => join.onTrue(),
+    )
+    .select([
+      'dc.id',
+      'dc.id as customer_id',
+      text('dc.email').as('email'),
+      text('dc.first_name').as('first_name'),
+      text('dc.last_name').as('last_name'),
+      text('dc.status').as('status'),
+      sql<string>`case when dc.email_verified then 'verified' else 'unverified' end`.as('email_verification_status'),
+      products.as('products'),
+      sql<string>`${sql.raw(isoTimestamp('dc.created_at'))}`.as('created_at'),
+    ])
+    .orderBy('dc.id', 'desc')
+    .compile();
 }
 
 /** A relationship by its id (the `customer_id` the API shows), within the caller's scope. */

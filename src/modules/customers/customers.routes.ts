@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { defineRoute } from '../../platform/auth/define-route.js';
 import type { Db } from '../../platform/db/database.js';
 import { errorResponses } from '../../platform/http/schemas.js';
@@ -17,9 +18,9 @@ import * as service from './customers.service.js';
 
 const tags = ['customers'];
 
-export function customerRoutes({ db, runner }: { db: Db; runner: ImportRunner }) {
+export function customerRoutes({ db, runner, pool }: { db: Db; runner: ImportRunner; pool?: pg.Pool | undefined }) {
   const csv = importExportRoutes(
-    { db, runner },
+    { db, runner, pool },
     {
       kind: 'customers',
       prefix: '/api/developer/customers',
@@ -30,6 +31,7 @@ export function customerRoutes({ db, runner }: { db: Db; runner: ImportRunner })
         description: `Every matching row (not one page), streamed. Columns: ${service.EXPORT_COLUMNS.join(', ')}. Cells that begin with = + - @ or a tab are prefixed with a single quote.`,
         querystring: CustomerListQuery,
         rows: service.exportCustomers,
+        copy: { header: service.EXPORT_COLUMNS, query: service.exportCustomersQuery },
       },
       template: {
         summary: 'Customer import template',

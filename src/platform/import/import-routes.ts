@@ -1,4 +1,7 @@
 import type { Readable } from 'node:stream';
+import type { CompiledQuery } from 'kysely';
+import type pg from 'pg';
+import { copyCsv } from '../csv/copy-out.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { defineRoute } from '../auth/define-route.js';
 import type { Permission } from '../auth/permissions.js';
@@ -29,7 +32,13 @@ export interface ImportExportDescription<Q extends TSchema> {
   tags: string[];
   /** `view` reads the export and the template; `manage` imports (and is checked again when a queued import starts). */
   permissions: { view: Permission; manage: Permission };
-  export: Documented & { querystring: Q; rows(db: Db, scope: Scope, query: Static<Q>): Readable };
+  export: Documented & {
+    querystring: Q;
+    /** The rows in batches, encoded here (the embedded database, and PostgreSQL without `copy`). */
+    rows(db: Db, scope: Scope, query: Static<Q>): Readable;
+    /** On PostgreSQL: the same rows and cells as one query for `COPY … TO STDOUT` (platform/csv/copy-out.ts). */
+    copy?: { header: string[]; query(db: Db, scope: Scope, query: Static<Q>): CompiledQuery };
+  };
   template: Documented & { rows(db: Db, scope: Scope): Promise<string> };
   import: Documented & {
     json: TSchema;
@@ -46,8 +55,8 @@ export interface ImportExportDescription<Q extends TSchema> {
  * Defines the kind's import on the runner and returns its three routes, by name: a module places
  * each where its route list has it (the order is the OpenAPI document's order).
  */
-export function importExportRoutes<Q extends TSchema>(deps: { db: Db; runner: ImportRunner }, d: ImportExportDescription<Q>) {
-  const { db, runner } = deps;
+export function importExportRoutes<Q extends TSchema>(deps: { db: Db; runner: ImportRunner; pool?: pg.Pool | undefined }, d: ImportExportDescription<Q>) {
+  const { db, runner, pool } = deps;
   runner.define({ kind: d.kind, arrayField: d.kind, permission: d.permissions.manage, run: d.import.run, writes: d.import.writes });
   const view = { auth: 'account', permission: d.permissions.view } as const;
   return {
@@ -63,7 +72,11 @@ export function importExportRoutes<Q extends TSchema>(deps: { db: Db; runner: Im
         produces: ['text/csv'],
         response: { 200: CsvBody, ...errorResponses(400, 401, 403) },
       },
-      handler: ({ request, reply, scope }) => sendCsv(reply, datedFilename(d.kind), d.export.rows(db, scope, request.query as Static<Q>)),
+      handler: ({ request, reply, scope }) => {
+        const query = request.query as Static<Q>;
+        const rows = pool && d.export.copy ? copyCsv(pool, d.export.copy.header, d.export.copy.query(db, scope, query)) : d.export.rows(db, scope, query);
+        return sendCsv(reply, datedFilename(d.kind), rows);
+      },
     }),
     template: defineRoute({
       method: 'GET',
