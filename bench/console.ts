@@ -7,7 +7,7 @@
  *     the list) to the first row of the table on screen; and the same after a click in the
  *     navigation (the app already loaded);
  *   - search: from typing the last character of a search to its rows on screen (the page waits
- *     for a 300 ms pause in typing before it asks), for a rare and a common term.
+ *     for a pause in typing, SEARCH_PAUSE_MS, before it asks), for a rare and a common term.
  * Goals (issue 21): first rows ≤ 1 s after navigation, a search ≤ 500 ms.
  */
 import { spawnSync } from 'node:child_process';

@@ -15,6 +15,7 @@ import { useMemberAccess } from '../member-access';
 import { consentSummary, rateTerms } from './consent';
 import { type Program, programsQuery } from './queries';
 import { ReferralLinkCell } from './ReferralLink';
+import { SEARCH_PAUSE_MS } from '../records/controls';
 
 const PAGE_SIZE = 20;
 const STATUSES = ['pending', 'accepted', 'active', 'paused', 'ended'];
@@ -67,7 +68,7 @@ export default function ProgramsPage() {
   const query = useQuery(programsQuery);
   const [params, setParams] = useListParams({ status: '', kind: '', search: '', page: 1 });
   const [search, setSearch] = useState(params.search);
-  const applySearch = useDebouncedCallback((value: string) => setParams({ search: value.trim() }), 300);
+  const applySearch = useDebouncedCallback((value: string) => setParams({ search: value.trim() }), SEARCH_PAUSE_MS);
   const mayManage = access.can('partners.manage');
   const create = mayManage && (
     <Button component={Link} to="/partners/programs/new" leftSection={<IconPlus size={16} aria-hidden />}>

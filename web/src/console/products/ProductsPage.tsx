@@ -16,6 +16,7 @@ import { StatusBadge } from '../../kit/StatusBadge';
 import { useMemberAccess } from '../member-access';
 import { ProductForm, type ProductSubmit, STATUS_OPTIONS } from './ProductForm';
 import { type Product, productKeys, type ProductStatus } from './queries';
+import { SEARCH_PAUSE_MS } from '../records/controls';
 
 const PAGE_SIZE = 20;
 
@@ -68,7 +69,7 @@ export default function ProductsPage() {
   const [params, setParams] = useListParams({ search: '', status: '', page: 1 });
   const [search, setSearch] = useState(params.search);
   const [creating, setCreating] = useState(false);
-  const applySearch = useDebouncedCallback((value: string) => setParams({ search: value.trim() }), 300);
+  const applySearch = useDebouncedCallback((value: string) => setParams({ search: value.trim() }), SEARCH_PAUSE_MS);
   const query = useQuery({
     queryKey: [...productKeys.all, 'list', params],
     queryFn: () =>
