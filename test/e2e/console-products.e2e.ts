@@ -135,6 +135,7 @@ describe('the console’s product pages', () => {
     await dialog.getByRole('button', { name: 'Add the version' }).click();
     const table = page.getByRole('table', { name: /Versions of Nebula Synth/ });
     await expect.poll(() => table.getByRole('row', { name: /2\.2\.0\s*Current/ }).isVisible()).toBe(true);
+    await expect.poll(() => dialog.count()).toBe(0);
     await expectAccessible(page, 'versions');
   });
 

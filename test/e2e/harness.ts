@@ -147,6 +147,17 @@ export async function openPage(stack: Stack) {
 
 /** axe-core on the page as it is now: no serious or critical violation. */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
+  // A dialog fading in or out is half transparent: its contrast, measured mid-transition, is not
+  // the contrast anyone reads. Wait for the finite animations and transitions running now to end
+  // (a spinner's endless animation is not waited for).
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
   const results = await new AxeBuilder({ page }).analyze();
   const blocking = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(
