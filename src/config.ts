@@ -12,6 +12,8 @@ export interface Config {
   /** Set: a PostgreSQL server (production path). Unset: embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
   dbPoolSize: number;
+  /** DB_PREPARED_STATEMENTS: name repeated statements (PostgreSQL). Off behind a pooler that cannot keep them. */
+  dbPreparedStatements: boolean;
   dataDir: string;
   jwtSecret: string | undefined;
   jwtIssuer: string;
@@ -91,6 +93,13 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   const value = Number(raw);
   if (value < min || value > max) problems.push(`${name} must be between ${min} and ${max} (got ${value})`);
   return value;
+}
+
+function flagVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!['0', '1', 'true', 'false'].includes(raw)) problems.push(`${name} must be 0, 1, true or false (got "${raw}")`);
+  return raw === '1' || raw === 'true';
 }
 
 function urlVar(env: NodeJS.ProcessEnv, name: string, protocols: string[], problems: string[]): string | undefined {
@@ -208,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl,
     dbPoolSize: intVar(env, 'DB_POOL_SIZE', 10, 1, 500, problems),
+    dbPreparedStatements: flagVar(env, 'DB_PREPARED_STATEMENTS', true, problems),
     dataDir: env.DATA_DIR || './data',
     jwtSecret,
     jwtIssuer: env.JWT_ISSUER || 'patchbay',

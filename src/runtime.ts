@@ -46,7 +46,7 @@ export function resolveLicenseKeyEncryptionKey(config: Config): Buffer {
 }
 
 export async function openMigratedDatabase(config: Config, log?: DbLogger): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize, dataDir: config.dataDir, ...(log ? { log } : {}) });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements, dataDir: config.dataDir, ...(log ? { log } : {}) });
   try {
     await migrate(database.db);
   } catch (error) {

@@ -15,7 +15,7 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SERVER_ENTRY = 'dist/server.js';
 export const CLI_ENTRY = 'bin/patchbay.js';
 const CONFIG_VARS = [
-  'DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'NODE_ENV', 'REDIS_URL',
+  'DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'DB_PREPARED_STATEMENTS', 'NODE_ENV', 'REDIS_URL',
 ];
 const children = new Set<ChildProcess>();
 const tempDirs: string[] = [];

@@ -54,6 +54,7 @@ describe('loadConfig defaults', () => {
     expect(config.logLevel).toBe('info');
     expect(config.dataDir).toBe('./data');
     expect(config.dbPoolSize).toBe(10);
+    expect(config.dbPreparedStatements).toBe(true);
   });
 
   it('reads every variable it knows', () => {
@@ -62,6 +63,7 @@ describe('loadConfig defaults', () => {
       HOST: '0.0.0.0',
       DATABASE_URL: 'postgresql://app:pw@db.internal:5432/patchbay',
       DB_POOL_SIZE: '25',
+      DB_PREPARED_STATEMENTS: '0',
       DATA_DIR: '/var/lib/patchbay',
       JWT_SECRET: SECRET,
       JWT_ISSUER: 'https://id.example',
@@ -71,6 +73,7 @@ describe('loadConfig defaults', () => {
       DEMO: 'false',
     });
     expect(config).toMatchObject({
+      dbPreparedStatements: false,
       port: 8080,
       host: '0.0.0.0',
       databaseUrl: 'postgresql://app:pw@db.internal:5432/patchbay',
@@ -152,6 +155,7 @@ describe('loadConfig rejects bad values with a clear message', () => {
     { label: 'fractional PORT', env: { PORT: '80.5' }, message: 'PORT must be a whole number between 0 and 65535 (got "80.5")' },
     { label: 'PORT above 65535', env: { PORT: '70000' }, message: 'PORT must be between 0 and 65535 (got 70000)' },
     { label: 'DB_POOL_SIZE of 0', env: { DB_POOL_SIZE: '0' }, message: 'DB_POOL_SIZE must be between 1 and 500 (got 0)' },
+    { label: 'DB_PREPARED_STATEMENTS of yes', env: { DB_PREPARED_STATEMENTS: 'yes' }, message: 'DB_PREPARED_STATEMENTS must be 0, 1, true or false (got "yes")' },
     {
       label: 'DATABASE_URL with another protocol',
       env: { DATABASE_URL: 'mysql://root@localhost/patchbay' },

@@ -1,5 +1,5 @@
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTokenVerifier, InvalidTokenError, signAccessToken, type JwtSettings } from '../../src/platform/auth/jwt.js';
 
 const SETTINGS: JwtSettings = {
@@ -142,6 +142,28 @@ describe('createTokenVerifier (HS256 secret)', () => {
 
   it('refuses a wid beyond the integer id range', async () => {
     await rejection(await token({ wid: 2147483648 }));
+  });
+});
+
+describe('createTokenVerifier: a verified token is reused, never past its exp', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('answers the same claims for the same token, refuses it once expired, and never keeps a refusal', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-25T12:00:00Z'));
+    const fresh = createTokenVerifier(SETTINGS);
+    const short = await token({ exp: now() + 5 });
+    await expect(fresh(short)).resolves.toEqual({ accountId: 12, workspaceId: 34 });
+    await expect(fresh(short)).resolves.toEqual({ accountId: 12, workspaceId: 34 });
+    vi.setSystemTime(new Date('2026-11-25T12:00:06Z'));
+    expect((await rejection(short, fresh)).message).toBe('ERR_JWT_EXPIRED');
+
+    // A forged token is refused each time, also right after its genuine twin was accepted.
+    const genuine = await token();
+    await expect(fresh(genuine)).resolves.toMatchObject({ accountId: 12 });
+    const forged = await token({}, 'another-secret-another-secret-0123456789');
+    await rejection(forged, fresh);
+    await rejection(forged, fresh);
   });
 });
 

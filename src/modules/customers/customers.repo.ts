@@ -5,7 +5,7 @@ import type { DB, DeveloperCustomersTable } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 import type { Anchors } from '../../platform/paging/page-anchors.js';
 import type { PageResult } from '../../platform/paging/paged-list.js';
-import { type ListTotals, pageWithTotal } from '../../platform/paging/page-statement.js';
+import { isShallowPage, type ListTotals, pageLiteral, pageWithTotal } from '../../platform/paging/page-statement.js';
 
 export interface CustomerFilter {
   search?: string | undefined;
@@ -113,8 +113,9 @@ function listTotals(db: Executor, scope: Scope, filter: CustomerFilter, known?: 
 export const versionFollows = (scope: Scope, filter: CustomerFilter) => scope.products === 'all' && filter.productId === undefined;
 
 /**
- * One page, newest first, and its exact total, in one statement. The page's ids are found first from the index
- * alone (a deferred join), so rows skipped by OFFSET never pay for joins and product subqueries. `atOrBefore`
+ * One page, newest first, and its exact total, in one statement. A shallow page reads its rows directly; a deeper
+ * one finds its ids first from the index alone (a deferred join), so rows skipped by OFFSET never pay for joins and
+ * product subqueries. `atOrBefore`
  * starts the page at a known id (deep-page anchors).
  */
 export async function listPage(
@@ -124,11 +125,16 @@ export async function listPage(
   page: { limit: number; offset: number; atOrBefore?: number },
   known?: ListTotals,
 ): Promise<PageResult<CustomerRecord>> {
-  let ids = applyFilter(visible(db, scope), scope, filter).select('dc.id');
-  if (page.atOrBefore !== undefined) ids = ids.where('dc.id', '<=', page.atOrBefore);
-  const pageIds = ids.orderBy('dc.id', 'desc').limit(page.limit).offset(page.offset);
+  let matches = applyFilter(visible(db, scope), scope, filter);
+  if (page.atOrBefore !== undefined) matches = matches.where('dc.id', '<=', page.atOrBefore);
+  const totals = listTotals(db, scope, filter, known);
+  if (isShallowPage(page)) {
+    const rows = selectRecord(matches, scope).orderBy('dc.id', 'desc').limit(pageLiteral(page.limit)).offset(pageLiteral(page.offset));
+    return pageWithTotal(db, totals, rows, sql`r.id desc`);
+  }
+  const pageIds = matches.select('dc.id').orderBy('dc.id', 'desc').limit(page.limit).offset(page.offset);
   const rows = selectRecord(visible(db, scope), scope).where('dc.id', 'in', pageIds);
-  return pageWithTotal(db, listTotals(db, scope, filter, known), rows, sql`r.id desc`);
+  return pageWithTotal(db, totals, rows, sql`r.id desc`);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Executor, Tx } from '../../platform/db/transaction.js';
 import { serialKey } from '../../platform/ids/codes.js';
 import type { Anchors } from '../../platform/paging/page-anchors.js';
 import type { PageResult } from '../../platform/paging/paged-list.js';
-import { pageWithTotal } from '../../platform/paging/page-statement.js';
+import { isShallowPage, pageLiteral, pageWithTotal } from '../../platform/paging/page-statement.js';
 
 export interface SerialFilter {
   search?: string | undefined;
@@ -119,17 +119,23 @@ function listTotals(db: Executor, scope: Scope, filter: SerialFilter) {
   return filtered(db, scope, filter).select([sql<number>`count(*)::int`.as('total'), sql<number>`0`.as('version')]);
 }
 
-/** One page, newest first, and its exact total in one statement; ids come from the index first (deferred join). `atOrBefore` starts at a deep-page anchor. */
+/** One page, newest first, and its exact total in one statement; a shallow page reads its rows directly, a deeper one its ids from the index first (deferred join). `atOrBefore` starts at a deep-page anchor. */
 export async function listPage(
   db: Executor,
   scope: Scope,
   filter: SerialFilter,
   page: { limit: number; offset: number; atOrBefore?: number },
 ): Promise<PageResult<SerialRecord>> {
-  let ids = filtered(db, scope, filter).select('s.id');
-  if (page.atOrBefore !== undefined) ids = ids.where('s.id', '<=', page.atOrBefore);
-  const rows = selectRecord(visible(db, scope).where('s.id', 'in', ids.orderBy('s.id', 'desc').limit(page.limit).offset(page.offset)));
-  return pageWithTotal(db, listTotals(db, scope, filter), rows, sql`r.id desc`);
+  let matches = filtered(db, scope, filter);
+  if (page.atOrBefore !== undefined) matches = matches.where('s.id', '<=', page.atOrBefore);
+  const totals = listTotals(db, scope, filter);
+  if (isShallowPage(page)) {
+    const rows = selectRecord(matches).orderBy('s.id', 'desc').limit(pageLiteral(page.limit)).offset(pageLiteral(page.offset));
+    return pageWithTotal(db, totals, rows, sql`r.id desc`);
+  }
+  const ids = matches.select('s.id').orderBy('s.id', 'desc').limit(page.limit).offset(page.offset);
+  const rows = selectRecord(visible(db, scope).where('s.id', 'in', ids));
+  return pageWithTotal(db, totals, rows, sql`r.id desc`);
 }
 
 /** Every `every`-th serial id of the workspace, newest first, and the list version (its serial count) they belong to, from one snapshot. */

@@ -29,6 +29,8 @@ export interface Database {
 export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   poolSize?: number;
+  /** PostgreSQL: name the statements a process repeats (prepared-statements.ts). Default true. */
+  preparedStatements?: boolean;
   /** Embedded database directory; `null` keeps it in memory (tests). */
   dataDir: string | null;
   /**
@@ -82,8 +84,18 @@ export function describeDbError(error: unknown): { code?: string; message: strin
   return typeof e?.code === 'string' ? { code: e.code, message } : { message };
 }
 
-async function openPostgres(url: string, poolSize: number, log: DbLogger | undefined, onQuery?: (sql: string) => void): Promise<Database> {
-  const [{ default: pg }, { Kysely, PostgresDialect }] = await Promise.all([import('pg'), import('kysely')]);
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  preparedStatements: boolean,
+  log: DbLogger | undefined,
+  onQuery?: (sql: string) => void,
+): Promise<Database> {
+  const [{ default: pg }, { Kysely, PostgresDialect }, { prepareRepeatedStatements }] = await Promise.all([
+    import('pg'),
+    import('kysely'),
+    import('./prepared-statements.js'),
+  ]);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -106,6 +118,7 @@ async function openPostgres(url: string, poolSize: number, log: DbLogger | undef
   const onError = (error: unknown) => log?.warn({ db: describeDbError(error) }, 'database connection lost; it will be replaced');
   pool.on('error', onError);
   pool.on('connect', (client) => client.on('error', onError));
+  if (preparedStatements) prepareRepeatedStatements(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...queryLog(onQuery) });
   return { db, kind: 'postgres', pool, close: () => db.destroy() };
 }
@@ -115,7 +128,7 @@ const queryLog = (onQuery: ((sql: string) => void) | undefined) =>
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.log, options.onQuery)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.preparedStatements ?? true, options.log, options.onQuery)
     : openPglite(options.dataDir, options.template, options.onQuery);
 }
 
