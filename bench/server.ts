@@ -42,7 +42,8 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
     }
     return { app };
   }
-  const database = await openDatabase({ databaseUrl: spec.databaseUrl, dataDir: spec.dataDir, poolSize: spec.poolSize });
+  // DB_PREPARED_STATEMENTS=0 measures without prepared statements, as the service's own setting does.
+  const database = await openDatabase({ databaseUrl: spec.databaseUrl, dataDir: spec.dataDir, poolSize: spec.poolSize, preparedStatements: process.env.DB_PREPARED_STATEMENTS !== '0' });
   const extra = spec.extra ?? {};
   const app = await buildApp({
     database,

@@ -5,7 +5,7 @@ import type { DB, DeveloperCustomersTable } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 import type { Anchors } from '../../platform/paging/page-anchors.js';
 import type { PageResult } from '../../platform/paging/paged-list.js';
-import { isShallowPage, type ListTotals, pageLiteral, pageWithTotal } from '../../platform/paging/page-statement.js';
+import { isShallowPage, type JsonPage, type ListTotals, pageJsonWithTotal, pageLiteral } from '../../platform/paging/page-statement.js';
 
 export interface CustomerFilter {
   search?: string | undefined;
@@ -112,11 +112,17 @@ function listTotals(db: Executor, scope: Scope, filter: CustomerFilter, known?: 
  */
 export const versionFollows = (scope: Scope, filter: CustomerFilter) => scope.products === 'all' && filter.productId === undefined;
 
+/** One customer as the API answers it (CustomerRow, fields in its order), from a page row `r`. */
+const rowJson = sql`json_build_object(
+  'id', r.id, 'customer_id', r.id, 'email', r.email, 'first_name', r.first_name, 'last_name', r.last_name, 'status', r.status,
+  'email_verification_status', case when r.email_verified then 'verified' else 'unverified' end,
+  'product_ids', r.product_ids, 'created_at', ${sql.raw(isoTimestamp('r.created_at'))})`;
+
 /**
- * One page, newest first, and its exact total, in one statement. A shallow page reads its rows directly; a deeper
- * one finds its ids first from the index alone (a deferred join), so rows skipped by OFFSET never pay for joins and
- * product subqueries. `atOrBefore`
- * starts the page at a known id (deep-page anchors).
+ * One page, newest first, and its exact total, in one statement, the rows as the API's JSON (CustomerRow; the
+ * relationship id is also `customer_id`, never the global account id). A shallow page reads its rows directly; a
+ * deeper one finds its ids first from the index alone (a deferred join), so rows skipped by OFFSET never pay for
+ * joins and product subqueries. `atOrBefore` starts the page at a known id (deep-page anchors).
  */
 export async function listPage(
   db: Executor,
@@ -124,17 +130,13 @@ export async function listPage(
   filter: CustomerFilter,
   page: { limit: number; offset: number; atOrBefore?: number },
   known?: ListTotals,
-): Promise<PageResult<CustomerRecord>> {
+): Promise<JsonPage> {
   let matches = applyFilter(visible(db, scope), scope, filter);
   if (page.atOrBefore !== undefined) matches = matches.where('dc.id', '<=', page.atOrBefore);
-  const totals = listTotals(db, scope, filter, known);
-  if (isShallowPage(page)) {
-    const rows = selectRecord(matches, scope).orderBy('dc.id', 'desc').limit(pageLiteral(page.limit)).offset(pageLiteral(page.offset));
-    return pageWithTotal(db, totals, rows, sql`r.id desc`);
-  }
-  const pageIds = matches.select('dc.id').orderBy('dc.id', 'desc').limit(page.limit).offset(page.offset);
-  const rows = selectRecord(visible(db, scope), scope).where('dc.id', 'in', pageIds);
-  return pageWithTotal(db, totals, rows, sql`r.id desc`);
+  const rows = isShallowPage(page)
+    ? selectRecord(matches, scope).orderBy('dc.id', 'desc').limit(pageLiteral(page.limit)).offset(pageLiteral(page.offset))
+    : selectRecord(visible(db, scope), scope).where('dc.id', 'in', matches.select('dc.id').orderBy('dc.id', 'desc').limit(page.limit).offset(page.offset));
+  return pageJsonWithTotal(db, listTotals(db, scope, filter, known), rows, rowJson, sql`r.id desc`);
 }
 
 /**

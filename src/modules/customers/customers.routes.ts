@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { defineRoute } from '../../platform/auth/define-route.js';
 import type { Db } from '../../platform/db/database.js';
 import { errorResponses } from '../../platform/http/schemas.js';
+import { sendJsonText } from '../../platform/http/json-text.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
 import { importExportRoutes } from '../../platform/import/import-routes.js';
 import type { ImportRunner } from '../../platform/import/import-runner.js';
@@ -63,7 +64,7 @@ export function customerRoutes({ db, runner, pool }: { db: Db; runner: ImportRun
         querystring: CustomerListQuery,
         response: { 200: CustomerList, ...errorResponses(400, 401, 403) },
       },
-      handler: ({ request, scope }) => service.listCustomers(db, scope, request.query),
+      handler: async ({ request, reply, scope }) => sendJsonText(reply, await service.listCustomers(db, scope, request.query)),
     }),
     csv.export,
     csv.template,

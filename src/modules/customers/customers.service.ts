@@ -9,7 +9,7 @@ import { parseDateRange } from '../../platform/http/date-range.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
 import { KnownTotals, perDatabase } from '../../platform/paging/known-totals.js';
-import { pagedList } from '../../platform/paging/paged-list.js';
+import { listEnvelopeJson, pagedList } from '../../platform/paging/paged-list.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
 import type { ImportOutcome, ProgressReporter } from '../../platform/import/import-runner.js';
@@ -51,7 +51,11 @@ const knownTotalsOf = perDatabase(() => new KnownTotals());
 const knownTotalKey = (scope: Scope, filter: repo.CustomerFilter) =>
   repo.isUnfiltered(scope, filter) || !repo.versionFollows(scope, filter) ? null : `${scope.workspaceId}|${JSON.stringify(filter)}`;
 
-export async function listCustomers(db: Db, scope: Scope, query: CustomerListQuery) {
+/**
+ * The list's answer as JSON text (CustomerList): PostgreSQL writes the rows (repo.listPage), this adds the
+ * envelope. The route sends it as it is.
+ */
+export async function listCustomers(db: Db, scope: Scope, query: CustomerListQuery): Promise<string> {
   const filter = toFilter(query);
   const key = knownTotalKey(scope, filter);
   const knownTotals = knownTotalsOf(db);
@@ -62,10 +66,10 @@ export async function listCustomers(db: Db, scope: Scope, query: CustomerListQue
     page: async (page) => {
       const result = await repo.listPage(db, scope, filter, page, known);
       knownTotals.remember(key, result);
-      return result;
+      return { rows: [result.rowsJson], total: result.total, version: result.version };
     },
   });
-  return { ...list, rows: list.rows.map(toRow) };
+  return listEnvelopeJson(list);
 }
 
 const deepPageAnchorsOf = perDatabase(() => new PageAnchorCache(1_000));

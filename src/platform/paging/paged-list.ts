@@ -63,3 +63,11 @@ export async function pagedList<R, A>(cache: PageAnchorCache<A>, workspaceId: nu
   const { rows, total } = await source.page({ limit: pageSize, offset });
   return { rows, total, page, pageSize };
 }
+
+/**
+ * A page whose rows are already JSON text (`rows` holds one element: the array, as PostgreSQL wrote it), as the
+ * list envelope's JSON text: `rows`, `total`, `page`, `pageSize`, in ListEnvelope's order.
+ */
+export function listEnvelopeJson(page: Page<string>): string {
+  return `{"rows":${page.rows[0] ?? '[]'},"total":${page.total},"page":${page.page},"pageSize":${page.pageSize}}`;
+}
