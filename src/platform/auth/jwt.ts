@@ -94,9 +94,11 @@ export const VERIFIED_TOKEN_REUSE_MS = 60_000;
 
 /**
  * Tokens this process verified, so a client sending the same token on every request pays the signature check
- * (WebCrypto's HMAC or the JWKS key's, about a tenth of a 50-row list request's CPU) once a minute instead. Only a
- * success is kept, and never past the token's `exp`: a JWT is not revocable, so reusing its verification changes no
- * answer (an unknown, expired or forged token is verified, and refused, every time).
+ * (jose through WebCrypto: about half of the process's CPU on a 50-row list at 1,000,000 customers, profiled in
+ * docs/performance-lists.md) once a minute instead. Only a success is kept, and never past the token's `exp`: a JWT
+ * is not revocable, so reusing its verification changes no answer (an unknown, expired or forged token is verified,
+ * and refused, every time). The tokens live in this process's memory only, as the requests carrying them do; they
+ * are never written or logged.
  */
 class VerifiedTokens {
   private readonly entries = new Map<string, { claims: TokenClaims; until: number }>();
