@@ -3,10 +3,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { bearer, buildTestApp } from '../helpers/app.js';
-import { childEnv, ROOT, tempDataDir, type Outcome } from '../helpers/process.js';
+import { childEnv, describeOwnEmbeddedDatabase, migratedDataDir, type Outcome, ROOT, tempDataDir } from '../helpers/process.js';
 
 // `patchbay token create --customer` and `patchbay workspace portal`, run as real child processes
-// on an embedded database in a temporary DATA_DIR (the build, as operators run it), also in a PostgreSQL run.
+// on an embedded database in a temporary DATA_DIR (the build, as operators run it); the PostgreSQL suite skips it.
 vi.setConfig({ testTimeout: 240_000 });
 
 function cli(dataDir: string, ...args: string[]): Promise<Outcome> {
@@ -21,9 +21,9 @@ function cli(dataDir: string, ...args: string[]): Promise<Outcome> {
   });
 }
 
-describe('the customer portal from the CLI', () => {
+describeOwnEmbeddedDatabase('the customer portal from the CLI', () => {
   it('sets the slug and the switch through fixtures and `workspace portal`, and opens a buyer session with `token create --customer`', async () => {
-    const dir = await tempDataDir('patchbay-portal-cli-');
+    const dir = await migratedDataDir('patchbay-portal-cli-');
     const file = path.join(await tempDataDir('patchbay-portal-fixture-'), 'store.json');
     await fs.writeFile(
       file,

@@ -7,11 +7,14 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, expect, inject } from 'vitest';
 import { loadFixtures } from '../../src/operator/fixtures.js';
 import { openDatabase } from '../../src/platform/db/database.js';
-import { childEnv, ROOT, type Server, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
+import { childEnv, ROOT, type Server, spawnTracked, startServer, stopChildrenAndRemoveDirs, tempDataDir } from '../helpers/process.js';
 
 export const JWT_SECRET = 'e2e-secret-e2e-secret-e2e-secret-0123456789';
 export const WEBHOOK_SECRET = 'whsec_e2e_0123456789abcdef0123456789abcdef';
 export const SCREENSHOTS = process.env.SCREENSHOTS === '1';
+
+// The file's server process and data directory go after its tests (each e2e file has modules of its own).
+afterAll(stopChildrenAndRemoveDirs);
 
 /** The flags every run uses: headless, no sandbox (containers), nothing phoning home, a fresh profile. */
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];

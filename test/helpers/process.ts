@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, inject } from 'vitest';
+import { describe, inject, it } from 'vitest';
 import { buildServer } from './build.js';
 
 // The server and the CLI as real child processes, on a temporary DATA_DIR, with none of the
@@ -17,6 +17,15 @@ export const CLI_ENTRY = 'bin/patchbay.js';
 const CONFIG_VARS = [
   'DATABASE_URL', 'JWT_SECRET', 'JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'PORT', 'HOST', 'DEMO', 'LOG_LEVEL', 'DB_POOL_SIZE', 'DB_PREPARED_STATEMENTS', 'NODE_ENV', 'REDIS_URL',
 ];
+/**
+ * Tests whose processes open an embedded database of their own in a temporary DATA_DIR (the child's environment drops
+ * DATABASE_URL), so they run the same thing whichever database the suite runs on: the PostgreSQL suite skips them
+ * instead of running them twice (docs/testing.md). Tests that hand the child the suite's DATABASE_URL do not use these.
+ */
+const suiteOnPostgres = Boolean(process.env.DATABASE_URL);
+export const describeOwnEmbeddedDatabase = describe.skipIf(suiteOnPostgres);
+export const itOwnEmbeddedDatabase = it.skipIf(suiteOnPostgres);
+
 const children = new Set<ChildProcess>();
 const tempDirs: string[] = [];
 
@@ -52,6 +61,18 @@ export function ensureBuilt(): void {
   if (built) return;
   if (!inject('serverBuilt')) buildServer();
   built = true;
+}
+
+/**
+ * A temporary DATA_DIR holding an embedded database with every migration applied (a copy of the run's template,
+ * test/helpers/global-setup.ts), for tests of a process that is not about its first start: a first start initialises
+ * and migrates the database, several seconds each. Empty, as tempDataDir, when the run has no template (PostgreSQL).
+ */
+export async function migratedDataDir(prefix = 'patchbay-'): Promise<string> {
+  const dir = await tempDataDir(prefix);
+  const template = inject('pgliteDataDir');
+  if (template) await fs.cp(path.join(template, 'pgdata'), path.join(dir, 'pgdata'), { recursive: true });
+  return dir;
 }
 
 /** Spawns `command args` (default: node) in the repository and collects its output. */
@@ -108,7 +129,13 @@ export async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-afterAll(async () => {
+/**
+ * Stops every child this file started and removes its directories. Registered after each file by
+ * test/helpers/per-file.ts (and by test/e2e/harness.ts): files share their worker's modules (isolate: false), so a
+ * hook registered when this module is first imported would run after the first file only, and the servers of every
+ * later file would outlive the run.
+ */
+export async function stopChildrenAndRemoveDirs(): Promise<void> {
   await Promise.all([...children].map((child) => stop(child)));
-  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
-});
+  await Promise.all(tempDirs.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true })));
+}

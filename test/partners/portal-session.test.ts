@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTransport } from '../../src/platform/mail/transport.js';
 import { bearer, seedWorkspace, unique, useTestApp } from '../helpers/app.js';
-import { childEnv, CLI_ENTRY, spawnTracked, tempDataDir } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, describeOwnEmbeddedDatabase, migratedDataDir, spawnTracked } from '../helpers/process.js';
 
 const transport = new MemoryTransport();
 const ctx = useTestApp({ mail: { transport }, partners: { signInLinksPerHour: 2 } });
@@ -78,9 +78,9 @@ describe('partner portal sessions', () => {
   });
 });
 
-describe('patchbay token create --recipient', () => {
+describeOwnEmbeddedDatabase('patchbay token create --recipient', () => {
   it('prints one JSON line with a session token that opens the portal', { timeout: 120_000 }, async () => {
-    const dir = await tempDataDir();
+    const dir = await migratedDataDir();
     const { outcome } = spawnTracked([CLI_ENTRY, 'token', 'create', '--recipient', 'Cli.Partner@Example.test'], childEnv(dir, { LOG_LEVEL: 'warn' }));
     const result = await outcome;
     expect(result.code, result.stderr).toBe(0);

@@ -3,7 +3,7 @@ import { unbalancedTransactions } from '../../src/modules/ledger/ledger.repo.js'
 import type { PayoutRunResult } from '../../src/modules/ledger/transfers.service.js';
 import { jobQueueName } from '../../src/platform/jobs/queue.js';
 import { buildTestApp, onPostgres, type TestContext } from '../helpers/app.js';
-import { childEnv, spawnTracked, tempDataDir } from '../helpers/process.js';
+import { childEnv, migratedDataDir, spawnTracked } from '../helpers/process.js';
 import { accounting, CHECKOUT_SECRET, payablePartner, privateDatabaseUrl, sandboxPayouts, sell, transfersOf } from './partner-money.js';
 
 // kill -9 of a real `patchbay payouts run` at each step of a transfer, through the test-only
@@ -69,7 +69,7 @@ const sleepUntil = (at: Date) => new Promise((resolve) => setTimeout(resolve, Ma
 
 describe('patchbay payouts run killed with SIGKILL', () => {
   it.each(STEPS)('at $step: the next run after the lease finishes the transfer, paid once, nothing blocked', { timeout: 480_000 }, async ({ step, leftAs, paidByProvider, afterNextRun }) => {
-    const dir = await tempDataDir('patchbay-payout-crash-');
+    const dir = await migratedDataDir('patchbay-payout-crash-');
     const database = new Database(dir);
     try {
       let c = await database.open();

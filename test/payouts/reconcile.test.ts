@@ -6,7 +6,7 @@ import { insertTransaction, unbalancedTransactions } from '../../src/modules/led
 import { OperatorError } from '../../src/operator/provision.js';
 import { inTransaction } from '../../src/platform/db/transaction.js';
 import { type TestContext, useTestApp } from '../helpers/app.js';
-import { childEnv, spawnTracked, tempDataDir } from '../helpers/process.js';
+import { childEnv, describeOwnEmbeddedDatabase, migratedDataDir, spawnTracked } from '../helpers/process.js';
 import { accounting, CHECKOUT_SECRET, payablePartner, privateDatabaseUrl, sandboxPayouts, transfersOf } from './partner-money.js';
 
 // `patchbay payouts reconcile`: the operator's command for transfers whose outcome is unknown.
@@ -182,9 +182,9 @@ describe('patchbay payouts reconcile --transfer', () => {
   });
 });
 
-describe('patchbay payouts reconcile as a process', () => {
+describeOwnEmbeddedDatabase('patchbay payouts reconcile as a process', () => {
   it('prints --help, exits 2 on a usage error and prints JSON on stdout', async () => {
-    const dir = await tempDataDir('patchbay-reconcile-');
+    const dir = await migratedDataDir('patchbay-reconcile-');
     const env = childEnv(dir);
     const cli = (...args: string[]) => spawnTracked(['bin/patchbay.js', 'payouts', 'reconcile', ...args], env).outcome;
     const [help, usage, list] = await Promise.all([cli('--help'), cli('--transfer', '1', '--outcome', 'maybe', '--reason', 'x'), cli()]);

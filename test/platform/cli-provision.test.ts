@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import * as provision from '../../src/operator/provision.js';
 import { loadFixtures } from '../../src/operator/fixtures.js';
 import { bearer, seedWorkspace, TEST_JWT, TEST_LICENSE_KEY, unique, useTestApp } from '../helpers/app.js';
-import { childEnv, CLI_ENTRY, ROOT, spawnTracked, startServer, stop, tempDataDir, type Outcome } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, describeOwnEmbeddedDatabase, itOwnEmbeddedDatabase, migratedDataDir, type Outcome, ROOT, spawnTracked, startServer, stop, tempDataDir } from '../helpers/process.js';
 
 // Every test here starts `patchbay` processes: the build (bin/patchbay.js runs dist/, which vitest's global set-up
 // builds), each opening the embedded database. About a second each on a quiet 2-core machine, several times that on a
@@ -14,7 +14,8 @@ import { childEnv, CLI_ENTRY, ROOT, spawnTracked, startServer, stop, tempDataDir
 vi.setConfig({ testTimeout: 240_000 });
 
 // The provisioning commands of the `patchbay` CLI, run as real child processes on an embedded
-// database in a temporary DATA_DIR (and, on a PostgreSQL test run, on a fresh PostgreSQL database).
+// database in a temporary DATA_DIR (and, on a PostgreSQL test run, on a fresh PostgreSQL database). The embedded ones
+// run the same way whichever database the suite uses, so the PostgreSQL suite skips them (describeOwnEmbeddedDatabase).
 
 const SLOW = { timeout: 600_000 };
 
@@ -49,7 +50,7 @@ async function refused(dataDir: string, code: number, args: string[]): Promise<s
   return outcome.stderr.trim();
 }
 
-describe('patchbay workspace, account, member, product, serial and license-key commands', () => {
+describeOwnEmbeddedDatabase('patchbay workspace, account, member, product, serial and license-key commands', () => {
   let dir: string;
   let ws: Record<string, any>;
   let other: Record<string, any>;
@@ -57,7 +58,7 @@ describe('patchbay workspace, account, member, product, serial and license-key c
 
   // One data directory for this group (each CLI run opens it anew); every test below reads only what is made here.
   beforeAll(async () => {
-    dir = await tempDataDir('patchbay-provision-');
+    dir = await migratedDataDir('patchbay-provision-');
     ws = await json(dir, 'workspace', 'create', '--name', 'Acme Audio', '--billing-eligible');
     other = await json(dir, 'workspace', 'create', '--name', 'Other Label');
     synth = await json(dir, 'product', 'create', '--workspace', String(ws.id), '--name', 'Nebula Synth', '--max-activations', '2', '--price-cents', '14900');
@@ -153,9 +154,9 @@ describe('patchbay workspace, account, member, product, serial and license-key c
   });
 });
 
-describe('patchbay fixtures load and workspace names', () => {
+describeOwnEmbeddedDatabase('patchbay fixtures load and workspace names', () => {
   it('refuses to create a workspace whose name exists, unless --allow-duplicate', SLOW, async () => {
-    const dir = await tempDataDir('patchbay-provision-');
+    const dir = await migratedDataDir('patchbay-provision-');
     const file = path.join(await tempDataDir('patchbay-fixture-'), 'studio.json');
     await fs.writeFile(
       file,
@@ -177,10 +178,10 @@ describe('patchbay fixtures load and workspace names', () => {
   });
 });
 
-describe('patchbay usage and help', () => {
+describeOwnEmbeddedDatabase('patchbay usage and help', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await tempDataDir('patchbay-provision-');
+    dir = await migratedDataDir('patchbay-provision-');
   });
 
   it.concurrent.each([
@@ -227,8 +228,8 @@ describe('patchbay usage and help', () => {
 });
 
 describe('provisioning a deployment with CLI commands only', () => {
-  it('workspace → account → member with permissions → product → serials → token; the API accepts the token (embedded)', SLOW, async () => {
-    const dir = await tempDataDir('patchbay-provision-');
+  itOwnEmbeddedDatabase('workspace → account → member with permissions → product → serials → token; the API accepts the token (embedded)', SLOW, async () => {
+    const dir = await migratedDataDir('patchbay-provision-');
     const ws = await json(dir, 'workspace', 'create', '--name', 'Flow Audio', '--billing-eligible');
     await json(dir, 'account', 'create', '--email', 'support@flow.test', '--verified');
     await json(dir, 'member', 'add', '--workspace', String(ws.id), '--account', 'support@flow.test', '--permissions', 'serials.view,products.view', '--products', 'all');
@@ -273,7 +274,7 @@ describe('provisioning a deployment with CLI commands only', () => {
           JWT_SECRET: 'provision-test-secret-provision-test-secret-0123',
           LICENSE_KEY_ENCRYPTION_KEY: '7'.repeat(64),
         };
-        const dataDir = await tempDataDir('patchbay-provision-');
+        const dataDir = await migratedDataDir('patchbay-provision-');
         const server = await startServer(dataDir, env);
         try {
           const deadline = Date.now() + 30_000;

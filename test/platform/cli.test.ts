@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { childEnv, CLI_ENTRY, ROOT, startServer as start, stop as stopChild, tempDataDir as tempDir, type Outcome } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, describeOwnEmbeddedDatabase, migratedDataDir as migrated, ROOT, startServer as start, stop as stopChild, tempDataDir as tempDir, type Outcome } from '../helpers/process.js';
 
 // Every test here starts `patchbay` processes: the build (bin/patchbay.js runs dist/, which vitest's global set-up
 // builds), each opening the embedded database. About a second each on a quiet 2-core machine, several times that on a
@@ -11,9 +11,11 @@ import { childEnv, CLI_ENTRY, ROOT, startServer as start, stop as stopChild, tem
 vi.setConfig({ testTimeout: 240_000 });
 
 // The CLI and the server run as real child processes on their own embedded
-// database in a temporary DATA_DIR, whatever DATABASE_URL the test run has.
+// database in a temporary DATA_DIR, whatever DATABASE_URL the test run has: the PostgreSQL suite skips them.
 
 const tempDataDir = () => tempDir('patchbay-cli-');
+// Where the first start is not what a test is about, it starts from a migrated copy (test/helpers/process.ts).
+const migratedDataDir = () => migrated('patchbay-cli-');
 
 function cliWithEnv(extra: Record<string, string>, dataDir: string, ...args: string[]): Promise<Outcome> {
   return new Promise((resolve, reject) => {
@@ -103,7 +105,7 @@ async function writeFixture(dataDir: string, name: string, content: unknown): Pr
   return file;
 }
 
-describe('patchbay migrate', () => {
+describeOwnEmbeddedDatabase('patchbay migrate', () => {
   it('applies the migrations once and prints them as JSON', async () => {
     const dir = await tempDataDir();
     const first = await cliJson<{ applied: string[] }>(dir, 'migrate');
@@ -115,12 +117,12 @@ describe('patchbay migrate', () => {
   });
 });
 
-describe('patchbay fixtures load', () => {
+describeOwnEmbeddedDatabase('patchbay fixtures load', () => {
   let dir: string;
   let loaded: Loaded;
 
   beforeAll(async () => {
-    dir = await tempDataDir();
+    dir = await migratedDataDir();
     loaded = await cliJson<Loaded>(dir, 'fixtures', 'load', await writeFixture(dir, 'fixture', FIXTURE));
   });
 
@@ -276,9 +278,9 @@ describe('patchbay fixtures load', () => {
   });
 });
 
-describe('patchbay demo seed', () => {
+describeOwnEmbeddedDatabase('patchbay demo seed', () => {
   it('creates the demo workspace and prints its ids and an owner token', async () => {
-    const dir = await tempDataDir();
+    const dir = await migratedDataDir();
     const out = await cliJson<Loaded>(dir, 'demo', 'seed');
     expect(Object.keys(out.ids.workspaces)).toEqual(['demo']);
     expect(Object.keys(out.ids.accounts).sort()).toEqual(['owner', 'support']);
@@ -294,7 +296,7 @@ describe('patchbay demo seed', () => {
   });
 });
 
-describe('patchbay usage', () => {
+describeOwnEmbeddedDatabase('patchbay usage', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await tempDataDir();
@@ -343,9 +345,9 @@ describe('patchbay usage', () => {
   });
 });
 
-describe('one process per embedded database', () => {
+describeOwnEmbeddedDatabase('one process per embedded database', () => {
   it('refuses a second process on a DATA_DIR in use, and leaves the database intact', { timeout: 180_000 }, async () => {
-    const dir = await tempDataDir();
+    const dir = await migratedDataDir();
     const server = await startServer(dir, { DEMO: '1' });
     const address = /listening on (\S+)/.exec(server.stdout())![1]!;
     const ownerToken = /Demo owner token \(12 h\): (\S+)/.exec(server.stdout())![1]!;
@@ -375,7 +377,7 @@ describe('one process per embedded database', () => {
   });
 
   it('takes over the directory at once after its owner was killed with SIGKILL', { timeout: 180_000 }, async () => {
-    const dir = await tempDataDir();
+    const dir = await migratedDataDir();
     const server = await startServer(dir, { DEMO: '0' });
     server.child.kill('SIGKILL');
     await server.exited;

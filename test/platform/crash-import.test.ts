@@ -3,7 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { TEST_JWT, unique } from '../helpers/app.js';
-import { childEnv, CLI_ENTRY, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, migratedDataDir, spawnTracked, startServer } from '../helpers/process.js';
 
 // kill -9 during a running import: the import is one transaction, so what survives is every
 // row or none; after a restart the job runs again (its lease ran out) and completes.
@@ -12,7 +12,7 @@ const ROWS = 60_000;
 
 describe('an import killed with SIGKILL while it runs', () => {
   it('leaves every row or none, and completes after a restart', { timeout: 300_000 }, async () => {
-    const dir = await tempDataDir('patchbay-crash-');
+    const dir = await migratedDataDir('patchbay-crash-');
     const env: Record<string, string> = {
       JWT_SECRET: TEST_JWT.secret!,
       DEMO: '0',

@@ -2,7 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { describeStartupFailure } from '../../src/operator/startup-errors.js';
-import { childEnv, SERVER_ENTRY, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
+import { childEnv, describeOwnEmbeddedDatabase, itOwnEmbeddedDatabase, migratedDataDir, SERVER_ENTRY, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
 
 // Start-up and shutdown of the real process, as an operator meets them.
 
@@ -22,9 +22,9 @@ const waitForClose = (address: string, timeoutMs: number) =>
     probe();
   });
 
-describe('graceful shutdown', () => {
+describeOwnEmbeddedDatabase('graceful shutdown', () => {
   it('stops the server when SIGTERM is sent to `npm start`, and npm exits', { timeout: 180_000 }, async () => {
-    const dir = await tempDataDir();
+    const dir = await migratedDataDir();
     const server = await startServer(dir, { DEMO: '0' }, { command: 'npm', args: ['start', '--silent'] });
     expect((await fetch(`${server.address}/healthz`)).status).toBe(200);
     server.child.kill('SIGTERM');
@@ -34,7 +34,7 @@ describe('graceful shutdown', () => {
   });
 
   it('finishes a request in flight before exiting when SIGTERM reaches `npm start`', { timeout: 180_000 }, async () => {
-    const dir = await tempDataDir();
+    const dir = await migratedDataDir();
     const server = await startServer(dir, { DEMO: '1' }, { command: 'npm', args: ['start', '--silent'] });
     const token = /export TOKEN=(\S+)/.exec(server.stdout)![1]!;
     const url = new URL(server.address);
@@ -62,12 +62,12 @@ describe('graceful shutdown', () => {
 });
 
 describe('start-up failures', () => {
-  it('names a port that is in use in one line, without a stack trace, and exits non-zero', { timeout: 120_000 }, async () => {
+  itOwnEmbeddedDatabase('names a port that is in use in one line, without a stack trace, and exits non-zero', { timeout: 120_000 }, async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const { outcome } = spawnTracked([SERVER_ENTRY], childEnv(await tempDataDir(), { PORT: String(port), DEMO: '0', LOG_LEVEL: 'warn' }));
+      const { outcome } = spawnTracked([SERVER_ENTRY], childEnv(await migratedDataDir(), { PORT: String(port), DEMO: '0', LOG_LEVEL: 'warn' }));
       const result = await outcome;
       expect(result.code).toBe(1);
       expect(result.stderr.trim()).toBe(`Cannot listen on 127.0.0.1:${port}: the port is in use by another process (stop it, or set PORT to another port)`);
@@ -77,7 +77,7 @@ describe('start-up failures', () => {
     }
   });
 
-  it('names an unreachable database in one line and exits non-zero', { timeout: 120_000 }, async () => {
+  itOwnEmbeddedDatabase('names an unreachable database in one line and exits non-zero', { timeout: 120_000 }, async () => {
     const { outcome } = spawnTracked(
       [SERVER_ENTRY],
       childEnv(await tempDataDir(), { DATABASE_URL: 'postgres://patchbay:secret@127.0.0.1:1/patchbay', LOG_LEVEL: 'warn' }),

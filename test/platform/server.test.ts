@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { childEnv as baseEnv, CLI_ENTRY, SERVER_ENTRY, spawnTracked, startServer as start, stop, tempDataDir as tempDir } from '../helpers/process.js';
+import { childEnv as baseEnv, CLI_ENTRY, describeOwnEmbeddedDatabase, SERVER_ENTRY, spawnTracked, startServer as start, stop, tempDataDir as tempDir } from '../helpers/process.js';
 
 // The built server (dist/server.js, what `npm start` runs) as a real child process. The embedded cases always use a
 // temporary DATA_DIR, whatever DATABASE_URL the test run has.
@@ -23,7 +23,7 @@ async function customerTotal(address: string, token: string): Promise<number> {
   return ((await response.json()) as { total: number }).total;
 }
 
-describe('the server on a fresh embedded database with DEMO=1', () => {
+describeOwnEmbeddedDatabase('the server on a fresh embedded database with DEMO=1', () => {
   let dir: string;
   let server: Awaited<ReturnType<typeof startServer>>;
   let token: string;
@@ -106,7 +106,7 @@ describe('the server on a fresh embedded database with DEMO=1', () => {
   });
 });
 
-describe('the server on a fresh embedded database with DEMO=0', () => {
+describeOwnEmbeddedDatabase('the server on a fresh embedded database with DEMO=0', () => {
   it('seeds nothing and prints no token', { timeout: 180_000 }, async () => {
     const dir = await tempDataDir();
     const server = await startServer(dir, { DEMO: '0' });
@@ -126,7 +126,7 @@ describe('the server on a fresh embedded database with DEMO=0', () => {
   });
 });
 
-describe('the server with a bad configuration', () => {
+describeOwnEmbeddedDatabase('the server with a bad configuration', () => {
   it('exits non-zero with the problems on stderr, before touching DATA_DIR', async () => {
     const dir = path.join(await tempDataDir(), 'never-created');
     const { outcome } = spawnTracked([SERVER_ENTRY], childEnv(dir, { PORT: 'abc', LOG_LEVEL: 'chatty' }));

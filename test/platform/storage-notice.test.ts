@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { storageNotice } from '../../src/operator/storage-notice.js';
-import { startServer, stop, tempDataDir } from '../helpers/process.js';
+import { migratedDataDir, startServer, stop } from '../helpers/process.js';
 
 // On PostgreSQL STORAGE_DRIVER defaults to none, so file and package routes answer 503: the start-up log says so once.
 
@@ -22,14 +22,14 @@ describe('the start-up notice about private storage', () => {
   // STORAGE_DRIVER=none (the same configuration as far as storage goes).
   it('is one warning line in the log of a server started without storage, and absent with storage', { timeout: 300_000 }, async () => {
     const withoutStorage: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : { STORAGE_DRIVER: 'none' };
-    const server = await startServer(await tempDataDir('patchbay-storage-'), { ...withoutStorage, DEMO: '0' });
+    const server = await startServer(await migratedDataDir('patchbay-storage-'), { ...withoutStorage, DEMO: '0' });
     await stop(server.child);
     const { stdout } = server.output();
     const lines = noticeLines(stdout);
     expect(lines, stdout).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 40, msg: expect.stringMatching(NOTICE) });
 
-    const withStorage = await startServer(await tempDataDir('patchbay-storage-'), { DEMO: '0' });
+    const withStorage = await startServer(await migratedDataDir('patchbay-storage-'), { DEMO: '0' });
     await stop(withStorage.child);
     expect(noticeLines(withStorage.output().stdout)).toEqual([]);
   });

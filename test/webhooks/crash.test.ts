@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_JWT, unique } from '../helpers/app.js';
-import { childEnv, CLI_ENTRY, spawnTracked, startServer, tempDataDir } from '../helpers/process.js';
+import { childEnv, CLI_ENTRY, migratedDataDir, spawnTracked, startServer } from '../helpers/process.js';
 import { Receiver } from './receiver.js';
 
 // kill -9 between commit and delivery: the server process dies while its deliveries are in
@@ -15,7 +15,7 @@ afterAll(() => receiver.stop());
 
 describe('a server killed with SIGKILL between commit and delivery', () => {
   it('loses no event: the next instance delivers what the dead one had committed', { timeout: 300_000 }, async () => {
-    const dir = await tempDataDir('patchbay-webhooks-crash-');
+    const dir = await migratedDataDir('patchbay-webhooks-crash-');
     const env: Record<string, string> = {
       JWT_SECRET: TEST_JWT.secret!,
       DEMO: '0',
