@@ -21,7 +21,7 @@ import { registerOpenApi } from './openapi.js';
 import { registerRateLimits } from './rate-limits.js';
 import { ProblemSchema } from './schemas.js';
 import { lazySerializerRegistry } from './serializers.js';
-import { validatorCompiler } from './validation.js';
+import { lazyValidatorRegistry } from './validation.js';
 
 // The HTTP platform of the app, in the order buildApp needs it: the server itself, the protections
 // every request passes, and the services routes share. Modules register their routes after these.
@@ -59,8 +59,12 @@ export function createServer(options: ServerOptions) {
 
   // Before any route: the log learns which path segments are credentials from the routes themselves.
   registerLogRedaction(app);
-  app.addHook('onClose', async () => serializers.close());
-  app.setValidatorCompiler(validatorCompiler);
+  const validators = lazyValidatorRegistry();
+  app.addHook('onClose', async () => {
+    serializers.close();
+    validators.close();
+  });
+  app.setValidatorCompiler(validators.compiler);
   // JSON and multipart only: anything else is a 415, never a string body a handler might misread.
   app.removeContentTypeParser('text/plain');
   // JSON that is not UTF-8 is refused (never decoded with U+FFFD); large bodies are parsed without blocking.

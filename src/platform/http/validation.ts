@@ -49,13 +49,64 @@ function storableDateTime(rfc3339: (value: string) => boolean) {
 const coercing = makeAjv({ coerceTypes: 'array' });
 const strictJson = makeAjv({ coerceTypes: false });
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+function compileValidator(schema: unknown, httpPart: string | undefined): ValidateFunction {
   const ajv = httpPart === 'body' ? strictJson : coercing;
   const whole = ajv.compile(schema as object);
-  return (httpPart === 'body' ? (yieldingBodyValidator(ajv, schema as JsonSchema, whole) ?? whole) : whole) as ReturnType<
-    FastifySchemaCompiler<unknown>
-  >;
-};
+  return httpPart === 'body' ? (yieldingBodyValidator(ajv, schema as JsonSchema, whole) ?? whole) : whole;
+}
+
+/** Compiles a request part's validator, once; `pending` forgets it then. */
+type Pending = Set<() => ValidateFunction>;
+
+/** The validators not compiled yet of every open app (see compileAllValidators). */
+const openValidatorRegistries = new Set<Pending>();
+
+/**
+ * Fastify's request validators, compiled by the first request that needs each instead of all in `ready()`.
+ *
+ * Compiling an Ajv validator for every route's params, query string and body was about a quarter of a second of the
+ * server's start after the database was open (docs/performance.md, "Start-up") and of every test file's app. What is
+ * compiled is the same, so requests are checked exactly as before: the first request of a route compiles its
+ * validator, later ones reuse it (Ajv also keeps one compiled function per schema object). The wrapper forwards what
+ * Fastify reads from an Ajv function (`schemaEnv`, to pass the parent for root coercion; `errors` after a failed
+ * check). `compileAllValidators` compiles what is left, so a test still fails on a schema that cannot compile. One
+ * registry per app (`close` when the app closes), as for the response serializers.
+ */
+export function lazyValidatorRegistry(): { compiler: FastifySchemaCompiler<unknown>; close(): void } {
+  const pending: Pending = new Set();
+  openValidatorRegistries.add(pending);
+  const compiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+    let compiled: ValidateFunction | undefined;
+    const compile = (): ValidateFunction => {
+      if (!compiled) {
+        compiled = compileValidator(schema, httpPart);
+        pending.delete(compile);
+      }
+      return compiled;
+    };
+    pending.add(compile);
+    const validate = (data: unknown, context?: Parameters<ValidateFunction>[1]) => compile()(data, context);
+    Object.defineProperties(validate, {
+      schemaEnv: { get: () => compile().schemaEnv },
+      errors: { get: () => compile().errors },
+    });
+    return validate as ReturnType<FastifySchemaCompiler<unknown>>;
+  };
+  return {
+    compiler,
+    close: () => {
+      openValidatorRegistries.delete(pending);
+      pending.clear();
+    },
+  };
+}
+
+/** Compiles every request validator of the open apps not compiled yet; throws the first schema's error. For tests. */
+export function compileAllValidators(): number {
+  const entries = [...openValidatorRegistries].flatMap((pending) => [...pending]);
+  for (const compile of entries) compile();
+  return entries.length;
+}
 
 /** What Ajv says about a failed check, as much as the answers use. */
 export interface ValidationItem {
