@@ -1,58 +1,17 @@
-import { Alert, Button, Container, Paper, Stack, Text, TextInput } from '@mantine/core';
-import { IconMailCheck } from '@tabler/icons-react';
+import { Alert, Container, Paper, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { api, ApiProblem, unwrap } from '../../api/client';
 import { hasCaptured, useFragmentValue } from '../../kit/fragment';
 import { PageHeader } from '../../kit/PageHeader';
 import { PageLoader } from '../../kit/PageLoader';
 import { ProblemAlert } from '../../kit/ProblemAlert';
+import { SignInLinkForm } from '../../kit/SignInLinkForm';
 import { memberSessionQuery } from '../member-access';
 import type { OpenedSession } from './queries';
 import { afterSignIn } from './return-path';
 import { selectedWorkspace } from './workspace';
-
-/** Sends a sign-in link; the answer is the same whether or not the address belongs to a member. */
-function SignInLinkForm() {
-  const [email, setEmail] = useState('');
-  const send = useMutation({
-    mutationFn: (address: string) => unwrap(api.POST('/api/developer/session/link', { body: { email: address } })),
-    meta: { anonymous: true },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    send.mutate(email.trim());
-  };
-  if (send.isSuccess) {
-    return (
-      <Alert color="green" icon={<IconMailCheck aria-hidden />} title="Check your inbox" role="status">
-        {send.data.message} The link works once, for 15 minutes; open it in this browser.
-      </Alert>
-    );
-  }
-  const problem = send.error instanceof ApiProblem ? send.error : null;
-  return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="E-mail address"
-          description="The address you are a workspace member with"
-          type="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.currentTarget.value)}
-          error={problem?.fieldError('email')}
-        />
-        {send.isError && !problem?.fieldError('email') && <ProblemAlert error={send.error} />}
-        <Button type="submit" loading={send.isPending} w="fit-content">
-          E-mail me a sign-in link
-        </Button>
-      </Stack>
-    </form>
-  );
-}
 
 /** The workspace to act in after signing in: the remembered one if this account still has it, the only one, or a choice. */
 function landing(session: OpenedSession, wanted: string | null): string {
@@ -109,7 +68,10 @@ export default function SignInPage() {
             />
           )}
           {signIn.isError && <Text size="sm">Ask for a new link below: each link works once, for 15 minutes.</Text>}
-          <SignInLinkForm />
+          <SignInLinkForm
+            send={(email) => unwrap(api.POST('/api/developer/session/link', { body: { email } }))}
+            description="The address you are a workspace member with"
+          />
         </Stack>
       </Paper>
     </Container>

@@ -15,7 +15,7 @@ import { type InvitationView, invitationView } from '../model';
 import { useSignedIn } from '../PortalLayout';
 import { pendingInvitation } from '../session';
 import { TermsCard } from '../TermsCard';
-import { SignInLinkForm } from './SignInPage';
+import { PartnerSignInLinkForm } from './SignInPage';
 import { notify } from '../../kit/notify';
 
 function AcceptForm({ token, invitation }: { token: string; invitation: InvitationView }) {
@@ -111,7 +111,7 @@ function Invitation({ token, invitation }: { token: string; invitation: Invitati
               Sign in to accept
             </Title>
             <Text>Accepting needs a session of the invited address. We will e-mail a sign-in link to {invitation.email}; this invitation waits in this tab.</Text>
-            <SignInLinkForm email={invitation.email} label={`E-mail a sign-in link to ${invitation.email}`} />
+            <PartnerSignInLinkForm email={invitation.email} label={`E-mail a sign-in link to ${invitation.email}`} />
           </Stack>
         </Paper>
       ) : signedIn ? (

@@ -1,56 +1,25 @@
-import { Alert, Button, Container, Paper, Stack, Text, TextInput } from '@mantine/core';
-import { IconMailCheck } from '@tabler/icons-react';
+import { Alert, Container, Paper, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { api, ApiProblem, unwrap } from '../../api/client';
 import { hasCaptured, useFragmentValue } from '../../kit/fragment';
 import { PageHeader } from '../../kit/PageHeader';
 import { PageLoader } from '../../kit/PageLoader';
 import { ProblemAlert } from '../../kit/ProblemAlert';
+import { SignInLinkForm } from '../../kit/SignInLinkForm';
 import { useSignedIn } from '../PortalLayout';
 import { afterSignIn, pendingInvitation } from '../session';
 
-/** Sends a sign-in link to an address; the same answer whether or not it belongs to a partner. */
-export function SignInLinkForm({ email: fixedEmail, label = 'E-mail me a sign-in link' }: { email?: string; label?: string }) {
-  const [email, setEmail] = useState(fixedEmail ?? '');
-  const send = useMutation({
-    mutationFn: (address: string) => unwrap(api.POST('/api/partner-portal/session/link', { body: { email: address } })),
-    meta: { anonymous: true },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    send.mutate(email.trim());
-  };
-  if (send.isSuccess) {
-    return (
-      <Alert color="green" icon={<IconMailCheck aria-hidden />} title="Check your inbox" role="status">
-        {send.data.message} The link works once, for 15 minutes; open it in this browser.
-      </Alert>
-    );
-  }
-  const problem = send.error instanceof ApiProblem ? send.error : null;
+/** The partner portal's sign-in link form: the address the partner invitation was sent to. */
+export function PartnerSignInLinkForm({ email, label }: { email?: string; label?: string }) {
   return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        {fixedEmail === undefined && (
-          <TextInput
-            label="E-mail address"
-            description="The address your partner invitation was sent to"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
-            error={problem?.fieldError('email')}
-          />
-        )}
-        {send.isError && !problem?.fieldError('email') && <ProblemAlert error={send.error} />}
-        <Button type="submit" loading={send.isPending} w="fit-content">
-          {label}
-        </Button>
-      </Stack>
-    </form>
+    <SignInLinkForm
+      send={(address) => unwrap(api.POST('/api/partner-portal/session/link', { body: { email: address } }))}
+      description="The address your partner invitation was sent to"
+      {...(email === undefined ? {} : { email })}
+      {...(label === undefined ? {} : { label })}
+    />
   );
 }
 
@@ -97,7 +66,7 @@ export default function SignInPage() {
             />
           )}
           {signIn.isError && <Text size="sm">Ask for a new link below: each link works once, for 15 minutes.</Text>}
-          <SignInLinkForm />
+          <PartnerSignInLinkForm />
         </Stack>
       </Paper>
     </Container>

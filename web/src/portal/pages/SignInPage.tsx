@@ -1,55 +1,14 @@
-import { Alert, Button, Container, Paper, Stack, Text, TextInput } from '@mantine/core';
-import { IconMailCheck } from '@tabler/icons-react';
+import { Alert, Container, Paper, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import { api, ApiProblem, isProblem, unwrap } from '../../api/client';
+import { api, isProblem, unwrap } from '../../api/client';
 import { hasCaptured, useFragmentValue } from '../../kit/fragment';
 import { PageHeader } from '../../kit/PageHeader';
 import { PageLoader } from '../../kit/PageLoader';
 import { ProblemAlert } from '../../kit/ProblemAlert';
+import { SignInLinkForm } from '../../kit/SignInLinkForm';
 import { afterSignIn, isSessionOf, ownRef, portalPath, sessionQuery, useWorkspaceRef } from '../session';
-
-/** Asks for a sign-in link to this store's portal; the answer is the same whether or not the address bought here. */
-function SignInLinkForm({ workspace }: { workspace: string }) {
-  const [email, setEmail] = useState('');
-  const send = useMutation({
-    mutationFn: (address: string) => unwrap(api.POST('/api/customer-portal/session/link', { body: { workspace, email: address } })),
-    meta: { anonymous: true },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    send.mutate(email.trim());
-  };
-  if (send.isSuccess) {
-    return (
-      <Alert color="green" icon={<IconMailCheck aria-hidden />} title="Check your inbox" role="status">
-        {send.data.message} The link works once, for 15 minutes; open it in this browser.
-      </Alert>
-    );
-  }
-  const problem = send.error instanceof ApiProblem ? send.error : null;
-  return (
-    <form onSubmit={submit} noValidate>
-      <Stack>
-        <TextInput
-          label="E-mail address"
-          description="The address you used when you bought"
-          type="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.currentTarget.value)}
-          error={problem?.fieldError('email')}
-        />
-        {send.isError && !problem?.fieldError('email') && <ProblemAlert error={send.error} />}
-        <Button type="submit" loading={send.isPending} w="fit-content">
-          E-mail me a sign-in link
-        </Button>
-      </Stack>
-    </form>
-  );
-}
 
 interface ArrivalState {
   from?: string;
@@ -106,7 +65,10 @@ export default function SignInPage() {
             <ProblemAlert error={signIn.error} title={isProblem(signIn.error, 401) ? 'This sign-in link cannot be used' : undefined} />
           )}
           {signIn.isError && <Text size="sm">Ask for a new link below: each link works once, for 15 minutes.</Text>}
-          <SignInLinkForm workspace={ref} />
+          <SignInLinkForm
+            send={(email) => unwrap(api.POST('/api/customer-portal/session/link', { body: { workspace: ref, email } }))}
+            description="The address you used when you bought"
+          />
         </Stack>
       </Paper>
     </Container>
