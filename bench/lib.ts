@@ -233,6 +233,10 @@ export interface AppExtras {
   referralsPerMinute?: number;
   /** Serve the front end's build from this directory (the console target); without it, web/dist. */
   webDir?: string;
+  /** Outbound webhooks may go (over plain http) to these hosts (the webhooks target's receiver on loopback). */
+  webhookAllowedHosts?: string[];
+  /** Delivery attempts one instance makes at once (the app's WEBHOOK_CONCURRENCY). */
+  webhookConcurrency?: number;
 }
 
 export type ParentMessage =

@@ -60,6 +60,9 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; database
     ...(extra.checkoutWebhookSecrets ? { checkout: { webhookSecrets: extra.checkoutWebhookSecrets } } : {}),
     ...(extra.referralsPerMinute ? { partners: { referralsPerMinute: extra.referralsPerMinute } } : {}),
     ...(extra.webDir ? { web: { mode: 'static' as const, dir: extra.webDir } } : {}),
+    ...(extra.webhookAllowedHosts
+      ? { webhooks: { allowedHosts: extra.webhookAllowedHosts, ...(extra.webhookConcurrency ? { concurrency: extra.webhookConcurrency } : {}) } }
+      : {}),
   });
   return { app, database };
 }
