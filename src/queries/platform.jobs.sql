@@ -3,8 +3,8 @@
 -- platform/jobs/jobs.repo.ts claimJobs
 update jobs j set state = 'running', attempts = j.attempts + 1, lease_until = now() + make_interval(secs => (select l.seconds from unnest($1::text[], $2::int[]) as l(kind, seconds) where l.kind = j.kind)), locked_by = $3, updated_at = now() where j.id in ( select id from jobs where queue = $4 and kind = any($5::text[]) -- A lease that ran out while its own worker still runs the job (a long transaction on the -- embedded database cannot renew it) is not taken by that worker a second time. and ((state = 'queued' and run_after <= now()) or (state = 'running' and lease_until < now() and locked_by <> $6)) order by run_after, id limit $7 for update skip locked) returning j.id, j.kind, j.workspace_id, j.payload, j.attempts, j.max_attempts, j.created_at;
 
--- platform/jobs/jobs.repo.ts completeJob
-update "jobs" set "state" = $1, "result" = $2, "lease_until" = $3, "finished_at" = $4, "updated_at" = $5, "last_error" = $6 where "id" = $7 and "state" = $8 and "locked_by" = $9;
+-- platform/jobs/jobs.repo.ts completeJobs
+update jobs j set state = 'succeeded', result = v.result, lease_until = null, finished_at = now(), updated_at = now(), last_error = null, payload = case when v.purge then '{}'::jsonb else j.payload end from jsonb_to_recordset($1::jsonb) as v(id bigint, result jsonb, purge boolean) where j.id = v.id and j.state = 'running' and j.locked_by = $2;
 
 -- platform/jobs/jobs.repo.ts deleteFinishedJobs
 delete from jobs where state in ('succeeded', 'failed') and finished_at < now() - make_interval(days => $1);

@@ -58,8 +58,8 @@ update "webhook_endpoints" set "enabled" = $1, "disabled_reason" = $2, "disabled
 -- modules/webhooks/webhooks.repo.ts recordAttempt
 update webhook_deliveries set status = $1, attempts = attempts + 1, cycle_attempts = cycle_attempts + 1, schedule = schedule + $2, next_attempt_at = $3, last_attempt_at = now(), last_status_code = $4, last_duration_ms = $5, last_response_body = $6, last_error = $7, updated_at = now() where id = $8 and schedule = $9 and status in ('pending', 'retrying') returning schedule;
 
--- modules/webhooks/webhooks.repo.ts recordSuccess
-with recorded as ( update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, cycle_attempts = cycle_attempts + 1, next_attempt_at = null, last_attempt_at = now(), last_status_code = $1, last_duration_ms = $2, last_response_body = $3, last_error = null, updated_at = now() where id = $4 and schedule = $5 and status in ('pending', 'retrying') returning id, endpoint_id), healthy as ( update webhook_endpoints set failing_since = null where id in (select endpoint_id from recorded) and failing_since is not null) select id from recorded;
+-- modules/webhooks/webhooks.repo.ts recordSuccesses
+with recorded as ( update webhook_deliveries d set status = 'succeeded', attempts = d.attempts + 1, cycle_attempts = d.cycle_attempts + 1, next_attempt_at = null, last_attempt_at = now(), last_status_code = v.status_code, last_duration_ms = v.duration_ms, last_response_body = v.body, last_error = null, updated_at = now() from jsonb_to_recordset($1::jsonb) as v(id bigint, schedule int, status_code int, duration_ms int, body text) where d.id = v.id and d.schedule = v.schedule and d.status in ('pending', 'retrying') returning d.id, d.schedule, d.endpoint_id), healthy as ( update webhook_endpoints set failing_since = null where id in (select endpoint_id from recorded) and failing_since is not null) select id, schedule from recorded;
 
 -- modules/webhooks/webhooks.repo.ts requeueDeliveries
 update webhook_deliveries set status = 'pending', cycle_attempts = 0, schedule = schedule + 1, next_attempt_at = now(), updated_at = now() where workspace_id = $1 and id = $2 returning id, schedule;

@@ -174,6 +174,53 @@ describe(`JobRunner (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     release();
   });
 
+  it('records jobs that finish together in one statement, each with its own result', async () => {
+    const k = kind();
+    const r = runner({ concurrency: 16 });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    r.handle(k, async (j) => {
+      started += 1;
+      if (started === 16) release();
+      await released;
+      return { n: (j.payload as { n: number }).n };
+    });
+    const ids = await enqueue(k, Array.from({ length: 16 }, (_, n) => ({ n })));
+    r.start();
+    await r.idle();
+    const jobs = await Promise.all(ids.map((id) => job(id)));
+    expect(jobs.map((j) => [j.state, j.result, j.lease_until])).toEqual(ids.map((_, n) => ['succeeded', { n }, null]));
+    // Sixteen handlers that end in the same turn: the first completion is recorded alone, the others together while
+    // it runs (one statement, one now()); one statement per job would give sixteen distinct times.
+    expect(new Set(jobs.map((j) => new Date(j.finished_at as unknown as string).getTime())).size).toBeLessThanOrEqual(4);
+  });
+
+  it('claims a newly queued job at once while slow jobs hold most slots', async () => {
+    const slow = kind();
+    const quick = kind();
+    const r = runner({ concurrency: 8 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let slowRunning = 0;
+    r.handle(slow, async () => {
+      slowRunning += 1;
+      await held;
+    });
+    const ran: number[] = [];
+    r.handle(quick, async (j) => {
+      ran.push(j.id);
+    });
+    r.start();
+    await enqueue(slow, Array.from({ length: 7 }, (_, n) => ({ n })));
+    await expect.poll(() => slowRunning).toBe(7);
+    // One slot free of eight: a finished job would wait for two, but a queued one takes the free slot now.
+    const [id] = await enqueue(quick, [{}]);
+    await expect.poll(() => ran, { timeout: 5_000 }).toEqual([id]);
+    release();
+    await r.idle();
+  });
+
   it('runs every job exactly once when two runners work the same queue', async () => {
     const k = kind();
     const runs = new Map<number, number>();

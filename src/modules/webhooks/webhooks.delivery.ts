@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../platform/db/database.js';
+import { GroupCommit } from '../../platform/db/group-commit.js';
 import { inTransaction } from '../../platform/db/transaction.js';
 import { defineJob } from '../../platform/jobs/define-job.js';
 import { enqueueEmails } from '../../platform/mail/mail.js';
@@ -41,6 +42,12 @@ export interface DeliverySettings {
 const jittered = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
 
 export class Deliverer {
+  /** Successes that arrive while the previous ones are being recorded are recorded together (one statement). */
+  private readonly successes = new GroupCommit<repo.Success, boolean>(async (items) => {
+    const recorded = await repo.recordSuccesses(this.db, items);
+    return items.map((s) => recorded.has(`${s.deliveryId}:${s.schedule}`));
+  });
+
   constructor(
     private readonly db: Db,
     private readonly client: WebhookClient,
@@ -55,10 +62,10 @@ export class Deliverer {
     const retryIn = ok || !d.enabled ? null : this.settings.retryScheduleMs[d.cycle_attempts];
     const nextAttemptAt = retryIn === undefined || retryIn === null ? null : new Date(Date.now() + jittered(retryIn));
     const now = this.settings.clock();
-    // The common case, a success, is one statement; a failure may queue a retry, disable the endpoint and e-mail, together.
+    // The common case, a success, is a share of one statement; a failure may queue a retry, disable the endpoint and e-mail, together.
     const recorded =
       ok && d.enabled
-        ? await repo.recordSuccess(this.db, d.id, schedule, { statusCode: outcome.status!, durationMs: outcome.durationMs, body: outcome.body })
+        ? await this.successes.add({ deliveryId: d.id, schedule, statusCode: outcome.status!, durationMs: outcome.durationMs, body: outcome.body })
         : await this.recordFailure(d, schedule, outcome, nextAttemptAt, now);
     if (d.enabled) this.settings.onOutcome?.({ workspaceId: d.workspace_id, endpointId: d.endpoint_id, ok, durationMs: outcome.durationMs });
     return { status: outcome.status, ok, recorded };

@@ -211,22 +211,35 @@ export async function recordAttempt(tx: Tx, deliveryId: number, schedule: number
   return result.rows[0]?.schedule ?? null;
 }
 
+/** A successful attempt as recordSuccesses records it. */
+export interface Success {
+  deliveryId: number;
+  schedule: number;
+  statusCode: number;
+  durationMs: number;
+  body: string | null;
+}
+
 /**
- * Records a successful attempt if it is still the current one, and clears the endpoint's failure
- * streak, in one statement (no transaction around it: the common case costs one round trip).
- * True when it was recorded, false when the attempt was stale.
+ * Records successful attempts that are still the current ones, and clears their endpoints' failure streaks, in one
+ * statement (no transaction around it: a success costs a share of one round trip). Answers the attempts recorded as
+ * `<delivery id>:<schedule>`; an attempt left out was stale.
  */
-export async function recordSuccess(db: Executor, deliveryId: number, schedule: number, r: { statusCode: number; durationMs: number; body: string | null }): Promise<boolean> {
-  const result = await sql<{ id: number }>`
+export async function recordSuccesses(db: Executor, successes: readonly Success[]): Promise<Set<string>> {
+  if (successes.length === 0) return new Set();
+  const rows = JSON.stringify(successes.map((r) => ({ id: r.deliveryId, schedule: r.schedule, status_code: r.statusCode, duration_ms: r.durationMs, body: r.body })));
+  const result = await sql<{ id: number; schedule: number }>`
     with recorded as (
-      update webhook_deliveries set status = 'succeeded', attempts = attempts + 1, cycle_attempts = cycle_attempts + 1, next_attempt_at = null,
-        last_attempt_at = now(), last_status_code = ${r.statusCode}, last_duration_ms = ${r.durationMs}, last_response_body = ${r.body}, last_error = null, updated_at = now()
-      where id = ${deliveryId} and schedule = ${schedule} and status in ('pending', 'retrying')
-      returning id, endpoint_id),
+      update webhook_deliveries d set status = 'succeeded', attempts = d.attempts + 1, cycle_attempts = d.cycle_attempts + 1, next_attempt_at = null,
+        last_attempt_at = now(), last_status_code = v.status_code, last_duration_ms = v.duration_ms, last_response_body = v.body, last_error = null,
+        updated_at = now()
+      from jsonb_to_recordset(${rows}::jsonb) as v(id bigint, schedule int, status_code int, duration_ms int, body text)
+      where d.id = v.id and d.schedule = v.schedule and d.status in ('pending', 'retrying')
+      returning d.id, d.schedule, d.endpoint_id),
     healthy as (
       update webhook_endpoints set failing_since = null where id in (select endpoint_id from recorded) and failing_since is not null)
-    select id from recorded`.execute(db);
-  return result.rows.length > 0;
+    select id, schedule from recorded`.execute(db);
+  return new Set(result.rows.map((r) => `${r.id}:${r.schedule}`));
 }
 
 /**

@@ -91,24 +91,27 @@ export async function claimJobs(db: Executor, worker: string, leases: Map<string
   return result.rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
 }
 
-/** Records success: only the worker that holds the lease may finish the job. `purge` empties its payload. */
-export async function completeJob(db: Executor, id: number, worker: string, result: unknown, purge = false): Promise<boolean> {
-  const updated = await db
-    .updateTable('jobs')
-    .set({
-      state: 'succeeded',
-      result: result === undefined ? null : JSON.stringify(result),
-      lease_until: null,
-      finished_at: new Date(),
-      updated_at: new Date(),
-      last_error: null,
-      ...(purge ? { payload: '{}' } : {}),
-    })
-    .where('id', '=', id)
-    .where('state', '=', 'running')
-    .where('locked_by', '=', worker)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
+/** A finished job as completeJobs records it. */
+export interface Completion {
+  id: number;
+  /** The handler's answer (kept as the job's result), or undefined. */
+  result: unknown;
+  /** Empty the payload (jobs whose payload names a secret or personal data). */
+  purge: boolean;
+}
+
+/**
+ * Records jobs as succeeded, in one statement, where this worker still holds them (a job whose lease ran out and was
+ * claimed elsewhere is left to its new worker).
+ */
+export async function completeJobs(db: Executor, worker: string, done: readonly Completion[]): Promise<void> {
+  if (done.length === 0) return;
+  const rows = JSON.stringify(done.map((d) => ({ id: d.id, result: d.result === undefined ? null : d.result, purge: d.purge })));
+  await sql`
+    update jobs j set state = 'succeeded', result = v.result, lease_until = null, finished_at = now(), updated_at = now(), last_error = null,
+      payload = case when v.purge then '{}'::jsonb else j.payload end
+    from jsonb_to_recordset(${rows}::jsonb) as v(id bigint, result jsonb, purge boolean)
+    where j.id = v.id and j.state = 'running' and j.locked_by = ${worker}`.execute(db);
 }
 
 /** Records a failed attempt: again at `retryAt`, or given up when it is null (and then, with `purge`, its payload emptied). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
+import { GroupCommit } from '../db/group-commit.js';
 import { redactText } from '../logging/redact.js';
 import type { JobDefinition, JobOptions } from './define-job.js';
 import * as repo from './jobs.repo.js';
@@ -71,13 +72,22 @@ export class JobRunner {
   private renewTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private draining: Promise<void> | undefined;
-  private again = false;
+  /** A kick arrived while claiming: look again afterwards, for this many free slots. */
+  private againMinFree: number | undefined;
   private stopped = true;
   private lastCleanup = 0;
   private readonly maintenance: Array<{ name: string; run: () => Promise<unknown> }> = [];
   private readonly pollIntervalMs: number;
   private readonly concurrency: number;
   private readonly retentionDays: number;
+  /**
+   * Records jobs as succeeded: completions that arrive while the previous statement runs are recorded together in the
+   * next one. A failed statement fails every job of its batch, as a failed single completion did (the job runs again).
+   */
+  private readonly completions = new GroupCommit<repo.Completion, void>(async (done) => {
+    await repo.completeJobs(this.db, this.workerId, done);
+    return done.map(() => undefined);
+  });
 
   constructor(
     private readonly db: Db,
@@ -131,34 +141,39 @@ export class JobRunner {
     this.kick();
   }
 
-  /** Looks for due jobs now (or once more after the current look). Never throws. */
-  kick(): void {
+  /**
+   * Looks for due jobs now (or once more after the current look), when at least `minFree` slots are free. Never
+   * throws. A finished job asks for a quarter of the slots (below), the poll and new jobs for one.
+   */
+  kick(minFree = 1): void {
     if (this.stopped) return;
     if (this.draining) {
-      this.again = true;
+      this.againMinFree = Math.min(this.againMinFree ?? minFree, minFree);
       return;
     }
-    this.draining = this.claimAndStart()
+    this.draining = this.claimAndStart(minFree)
       .catch((error: unknown) => this.options.log?.warn({ err: errorInfo(error) }, 'job claim failed; retrying at the next poll'))
       .finally(() => {
         this.draining = undefined;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.kick();
-        }
+        const again = this.againMinFree;
+        this.againMinFree = undefined;
+        if (again !== undefined && !this.stopped) this.kick(again);
       });
   }
 
-  private async claimAndStart(): Promise<void> {
+  private async claimAndStart(minFree: number): Promise<void> {
     const free = this.concurrency - this.inFlight.size;
-    if (free <= 0) return;
+    if (free <= 0 || (this.inFlight.size > 0 && free < minFree)) return;
     const leases = new Map([...this.handlers].map(([kind, h]) => [kind, h.options.leaseSeconds]));
     const jobs = await repo.claimJobs(this.db, this.workerId, leases, free);
     for (const job of jobs) {
       const done = this.execute(job).finally(() => {
         this.inFlight.delete(job.id);
-        // A slot is free: there may be more work.
-        this.kick();
+        // A slot is free: there may be more work. While others run, claim once a quarter of the slots is free
+        // rather than one job per finished job: under a stream of short jobs (webhook deliveries) that is one claim
+        // statement per several jobs. The poll and newly queued jobs still fill any free slot (a slow job holding
+        // most slots never keeps a new one waiting longer than the poll), and with nothing running all are free.
+        this.kick(Math.ceil(this.concurrency / 4));
       });
       this.inFlight.set(job.id, { kind: job.kind, done });
     }
@@ -186,7 +201,7 @@ export class JobRunner {
         attempt: job.attempts,
         maxAttempts: job.max_attempts,
       });
-      await repo.completeJob(this.db, job.id, this.workerId, result, handler.options.purgePayload);
+      await this.completions.add({ id: job.id, result, purge: handler.options.purgePayload });
       this.emit(job.kind, 'succeeded', Date.now() - started);
     } catch (error) {
       const message = redactText(error instanceof Error ? error.message : String(error));

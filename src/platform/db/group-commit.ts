@@ -1,0 +1,42 @@
+/**
+ * Writes that arrive while the previous write runs are made together by the next one (a group commit): one statement
+ * per item when items are few, one per batch under a stream of them, with no timer and no added wait. `write` gets
+ * the items in arrival order and answers one result per item, in the same order. A failed write fails every item of
+ * its batch; items already waiting go in the next write.
+ *
+ * Used where many short tasks each end with a one-row statement: the job runner's completions, webhook deliveries'
+ * recorded successes.
+ */
+export class GroupCommit<Item, Result> {
+  private readonly waiting: Array<{ item: Item; resolve(result: Result): void; reject(error: unknown): void }> = [];
+  private writing = false;
+
+  constructor(
+    private readonly write: (items: Item[]) => Promise<Result[]>,
+    private readonly maxBatch = 500,
+  ) {}
+
+  add(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, this.maxBatch);
+        try {
+          const results = await this.write(batch.map((b) => b.item));
+          batch.forEach((b, i) => b.resolve(results[i]!));
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+}
