@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../platform/db/database.js';
-import { GroupCommit } from '../../platform/db/group-commit.js';
+import { Batcher } from '../../platform/db/batcher.js';
 import { inTransaction } from '../../platform/db/transaction.js';
 import { defineJob } from '../../platform/jobs/define-job.js';
 import { enqueueEmails } from '../../platform/mail/mail.js';
@@ -42,8 +42,17 @@ export interface DeliverySettings {
 const jittered = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
 
 export class Deliverer {
+  /** Attempts that start while the previous ones are being read are read together (one statement). */
+  private readonly attempts = new Batcher<{ deliveryId: number; schedule: number }, repo.AttemptRecord | undefined>(async (keys) => {
+    const found = new Map((await repo.attemptsOf(this.db, [...new Set(keys.map((k) => k.deliveryId))])).map((a) => [a.id, a]));
+    // An attempt whose schedule is no longer the delivery's current one is stale.
+    return keys.map((k) => {
+      const current = found.get(k.deliveryId);
+      return current?.schedule === k.schedule ? current : undefined;
+    });
+  });
   /** Successes that arrive while the previous ones are being recorded are recorded together (one statement). */
-  private readonly successes = new GroupCommit<repo.Success, boolean>(async (items) => {
+  private readonly successes = new Batcher<repo.Success, boolean>(async (items) => {
     const recorded = await repo.recordSuccesses(this.db, items);
     return items.map((s) => recorded.has(`${s.deliveryId}:${s.schedule}`));
   });
@@ -55,7 +64,7 @@ export class Deliverer {
   ) {}
 
   async attempt(deliveryId: number, schedule: number): Promise<unknown> {
-    const d = await repo.attemptOf(this.db, deliveryId, schedule);
+    const d = await this.attempts.add({ deliveryId, schedule });
     if (!d) return { stale: true };
     const outcome = d.enabled ? await this.send(d) : { status: null, durationMs: 0, body: null, error: 'the endpoint is disabled' };
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;

@@ -174,20 +174,24 @@ export interface AttemptRecord {
   previous_secret_expires_at: Date | null;
 }
 
-/** The delivery with its event and endpoint, if `schedule` is still its current attempt (a redelivery makes older ones stale). */
-export async function attemptOf(db: Executor, deliveryId: number, schedule: number): Promise<AttemptRecord | undefined> {
+/**
+ * The deliveries with their events and endpoints that wait for an attempt, with their current `schedule`, for several
+ * deliveries in one statement (an index probe each); the caller compares the schedule it was given (a redelivery makes
+ * older attempts stale).
+ */
+export async function attemptsOf(db: Executor, deliveryIds: readonly number[]): Promise<Array<AttemptRecord & { schedule: number }>> {
+  if (deliveryIds.length === 0) return [];
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as ev', 'ev.id', 'd.event_row_id')
     .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.id', '=', 'd.endpoint_id').onRef('e.workspace_id', '=', 'd.workspace_id'))
-    .where('d.id', '=', deliveryId)
-    .where('d.schedule', '=', schedule)
+    .where('d.id', '=', sql<number>`any(${[...deliveryIds]}::bigint[])`)
     .where('d.status', 'in', ['pending', 'retrying'])
     .select([
-      'd.id', 'd.workspace_id', 'd.endpoint_id', 'd.status', 'd.cycle_attempts', 'ev.event_id', 'ev.type as event_type', 'ev.data as event_data', 'ev.created_at as event_created_at',
-      'e.url', 'e.enabled', 'e.secret_sealed', 'e.previous_secret_sealed', 'e.previous_secret_expires_at',
+      'd.id', 'd.schedule', 'd.workspace_id', 'd.endpoint_id', 'd.status', 'd.cycle_attempts', 'ev.event_id', 'ev.type as event_type', 'ev.data as event_data',
+      'ev.created_at as event_created_at', 'e.url', 'e.enabled', 'e.secret_sealed', 'e.previous_secret_sealed', 'e.previous_secret_expires_at',
     ])
-    .executeTakeFirst();
+    .execute();
 }
 
 export interface AttemptResult {

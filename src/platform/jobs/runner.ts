@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
-import { GroupCommit } from '../db/group-commit.js';
+import { Batcher } from '../db/batcher.js';
 import { redactText } from '../logging/redact.js';
 import type { JobDefinition, JobOptions } from './define-job.js';
 import * as repo from './jobs.repo.js';
@@ -84,7 +84,7 @@ export class JobRunner {
    * Records jobs as succeeded: completions that arrive while the previous statement runs are recorded together in the
    * next one. A failed statement fails every job of its batch, as a failed single completion did (the job runs again).
    */
-  private readonly completions = new GroupCommit<repo.Completion, void>(async (done) => {
+  private readonly completions = new Batcher<repo.Completion, void>(async (done) => {
     await repo.completeJobs(this.db, this.workerId, done);
     return done.map(() => undefined);
   });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../src/platform/db/group-commit.js';
+import { Batcher } from '../../src/platform/db/batcher.js';
 
-// src/platform/db/group-commit.ts: writes that arrive while one runs go together in the next.
+// src/platform/db/batcher.ts: writes that arrive while one runs go together in the next.
 
-describe('GroupCommit', () => {
+describe('Batcher', () => {
   it('writes a lone item at once, and the items that arrive meanwhile together in the next write, in order', async () => {
     const writes: number[][] = [];
     let release!: () => void;
     let first = true;
-    const group = new GroupCommit<number, string>(async (items) => {
+    const group = new Batcher<number, string>(async (items) => {
       writes.push(items);
       if (first) {
         first = false;
@@ -27,7 +27,7 @@ describe('GroupCommit', () => {
   it('fails every item of a failed write, and goes on with the items that wait', async () => {
     let calls = 0;
     let release!: () => void;
-    const group = new GroupCommit<string, string>(async (items) => {
+    const group = new Batcher<string, string>(async (items) => {
       calls += 1;
       if (calls === 1) {
         await new Promise<void>((resolve) => (release = resolve));
@@ -46,7 +46,7 @@ describe('GroupCommit', () => {
     const sizes: number[] = [];
     let release!: () => void;
     let first = true;
-    const group = new GroupCommit<number, number>(async (items) => {
+    const group = new Batcher<number, number>(async (items) => {
       sizes.push(items.length);
       if (first) {
         first = false;

@@ -1,18 +1,18 @@
 /**
- * Writes that arrive while the previous write runs are made together by the next one (a group commit): one statement
- * per item when items are few, one per batch under a stream of them, with no timer and no added wait. `write` gets
- * the items in arrival order and answers one result per item, in the same order. A failed write fails every item of
- * its batch; items already waiting go in the next write.
+ * Calls that arrive while the previous batch runs go together in the next one: a group commit for writes, one read
+ * for many keys. One statement per item when items are few, one per batch under a stream of them, with no timer and
+ * no added wait. `run` gets the items in arrival order and answers one result per item, in the same order. A failed
+ * batch fails every item of it; items already waiting go in the next batch.
  *
- * Used where many short tasks each end with a one-row statement: the job runner's completions, webhook deliveries'
- * recorded successes.
+ * Used where many short tasks each make a one-row statement: the job runner's completions, and webhook deliveries'
+ * reads of their attempt and recorded successes.
  */
-export class GroupCommit<Item, Result> {
+export class Batcher<Item, Result> {
   private readonly waiting: Array<{ item: Item; resolve(result: Result): void; reject(error: unknown): void }> = [];
   private writing = false;
 
   constructor(
-    private readonly write: (items: Item[]) => Promise<Result[]>,
+    private readonly run: (items: Item[]) => Promise<Result[]>,
     private readonly maxBatch = 500,
   ) {}
 
@@ -29,7 +29,7 @@ export class GroupCommit<Item, Result> {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, this.maxBatch);
         try {
-          const results = await this.write(batch.map((b) => b.item));
+          const results = await this.run(batch.map((b) => b.item));
           batch.forEach((b, i) => b.resolve(results[i]!));
         } catch (error) {
           for (const b of batch) b.reject(error);
