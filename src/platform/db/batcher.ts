@@ -9,7 +9,7 @@
  */
 export class Batcher<Item, Result> {
   private readonly waiting: Array<{ item: Item; resolve(result: Result): void; reject(error: unknown): void }> = [];
-  private writing = false;
+  private running = false;
 
   constructor(
     private readonly run: (items: Item[]) => Promise<Result[]>,
@@ -19,12 +19,12 @@ export class Batcher<Item, Result> {
   add(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      if (!this.writing) void this.drain();
+      if (!this.running) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.writing = true;
+    this.running = true;
     try {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, this.maxBatch);
@@ -36,7 +36,7 @@ export class Batcher<Item, Result> {
         }
       }
     } finally {
-      this.writing = false;
+      this.running = false;
     }
   }
 }
