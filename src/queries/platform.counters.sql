@@ -4,7 +4,7 @@
 select fold_counters($1::int) as n;
 
 -- platform/counters/counters.repo.ts pendingCounterDeltas
-select ((select count(*) from workspace_stats_deltas) + (select count(*) from product_sales_daily_deltas))::int as n;
+select ((select count(*) from workspace_stats_deltas) + (select count(*) from product_sales_daily_deltas) + (select count(*) from product_customer_counts_deltas))::int as n;
 
 -- platform/counters/counters.repo.ts vacuumCounterDeltas
-vacuum (skip_locked) workspace_stats_deltas, product_sales_daily_deltas;
+vacuum (skip_locked) workspace_stats_deltas, product_sales_daily_deltas, product_customer_counts_deltas;

@@ -10,6 +10,9 @@ select "id", "product_id", "environment", "app_id", "last_request_at", "last_plu
 -- modules/products/product-credentials.repo.ts findCredential
 select "id", "product_id", "environment", "app_id", "last_request_at", "last_plugin_connection_at", "created_at" from "product_credentials" where "workspace_id" = $1 and "product_id" = $2 and "environment" = $3;
 
+-- modules/products/product-credentials.repo.ts findCredentialWithKey
+select "c"."id", "c"."product_id", "c"."environment", "c"."app_id", "c"."last_request_at", "c"."last_plugin_connection_at", "c"."created_at", "k"."id" as "key_id", "k"."credential_id" as "key_credential_id", "k"."key_hash" as "key_key_hash", "k"."key_sealed" as "key_key_sealed", "k"."sealed_with" as "key_sealed_with", "k"."preview" as "key_preview", "k"."status" as "key_status", "k"."accepted_until" as "key_accepted_until", "k"."created_at" as "key_created_at" from "product_credentials" as "c" left join "product_keys" as "k" on "k"."workspace_id" = "c"."workspace_id" and "k"."credential_id" = "c"."id" and "k"."status" = $1 where "c"."workspace_id" = $2 and "c"."product_id" = $3 and "c"."environment" = $4;
+
 -- modules/products/product-credentials.repo.ts insertActiveKey
 insert into product_keys (workspace_id, credential_id, key_hash, key_sealed, sealed_with, preview) values ($1, $2, $3, $4, $5, $6) on conflict (credential_id) where status = 'active' do nothing returning id;
 
@@ -23,7 +26,7 @@ update "product_keys" set "status" = $1, "accepted_until" = $2 where "workspace_
 update product_credentials c set last_request_at = greatest(c.last_request_at, t.request), last_plugin_connection_at = greatest(c.last_plugin_connection_at, t.plugin) from unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) as t(id, request, plugin) where c.id = t.id;
 
 -- modules/products/product-dashboard.repo.ts kpiCounts
-select (select count(*) from customer_products cp join developer_customers dc on dc.workspace_id = cp.workspace_id and dc.id = cp.developer_customer_id where cp.workspace_id = $1 and cp.product_id = $2 and dc.status = 'active')::int as customers, (select coalesce(sum(orders), 0) from product_sales_daily where workspace_id = $3 and product_id = $4)::int as orders;
+select (select coalesce(sum(active_customers), 0) from product_customer_counts where workspace_id = $1 and product_id = $2)::int as customers, (select coalesce(sum(orders), 0) from product_sales_daily where workspace_id = $3 and product_id = $4)::int as orders;
 
 -- modules/products/product-dashboard.repo.ts recentEvents
 select "id", "order_id", "channel", "record_type", "currency", "sale_price_cents", purchased_at as "at" from "order_items" where "workspace_id" = $1 and "product_id" = $2 order by "purchased_at" desc limit $3;

@@ -19,6 +19,34 @@ export async function findCredential(db: Executor, scope: Scope, productId: numb
     .executeTakeFirst();
 }
 
+/**
+ * The credential and its active key in one statement, without a transaction: what every dashboard view reads once
+ * both exist (the key is null when the credential has none yet).
+ */
+export async function findCredentialWithKey(
+  db: Executor,
+  scope: Scope,
+  productId: number,
+  environment: ProductEnvironment,
+): Promise<{ credential: CredentialRecord; key: KeyRecord | null } | undefined> {
+  const row = await db
+    .selectFrom('product_credentials as c')
+    .leftJoin('product_keys as k', (join) =>
+      join.onRef('k.workspace_id', '=', 'c.workspace_id').onRef('k.credential_id', '=', 'c.id').on('k.status', '=', 'active'),
+    )
+    .where('c.workspace_id', '=', scope.workspaceId)
+    .where('c.product_id', '=', productId)
+    .where('c.environment', '=', environment)
+    .select(CREDENTIAL.map((column) => `c.${column}` as const))
+    .select(KEY.map((column) => `k.${column} as key_${column}` as const))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const credential = Object.fromEntries(CREDENTIAL.map((column) => [column, row[column]])) as CredentialRecord;
+  const fields = row as unknown as Record<string, unknown>;
+  const key = fields.key_id === null ? null : (Object.fromEntries(KEY.map((column) => [column, fields[`key_${column}`]])) as KeyRecord);
+  return { credential, key };
+}
+
 /** Creates the credential if it is missing; two concurrent callers get the same one. Returns whether this call made it. */
 export async function ensureCredential(tx: Tx, scope: Scope, productId: number, environment: ProductEnvironment, appId: string): Promise<{ credential: CredentialRecord; created: boolean }> {
   const inserted = await sql<CredentialRecord>`

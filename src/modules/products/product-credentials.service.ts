@@ -54,6 +54,9 @@ export class ProductCredentials {
    * never replaced here.
    */
   async ensure(db: Executor, scope: Scope, product: Pick<ProductRecord, 'id' | 'app_id'>, environment: ProductEnvironment): Promise<CredentialState> {
+    // Almost always both exist: one read, no transaction (a dashboard view used to pay a 7-statement transaction).
+    const found = await repo.findCredentialWithKey(db, scope, product.id, environment);
+    if (found?.key) return { credential: found.credential, key: found.key, created: false, rotationRequired: !this.recoverable(found.key) };
     return inTransaction(db, async (tx) => {
       const appId = environment === 'live' ? product.app_id : `app_test_${randomSymbols(20).toLowerCase()}`;
       const { credential, created } = await repo.ensureCredential(tx, scope, product.id, environment, appId);

@@ -19,12 +19,14 @@ export async function salesByWindow(db: Executor, scope: Scope, productId: numbe
   return result.rows;
 }
 
-/** Active customers holding the product, and its orders of all time. */
+/**
+ * Active customers holding the product, and its orders of all time: both from maintained counters (migrations 0027
+ * and 0030), a few index reads, never a count over the product's customers.
+ */
 export async function kpiCounts(db: Executor, scope: Scope, productId: number): Promise<{ customers: number; orders: number }> {
   const row = await sql<{ customers: number; orders: number }>`
     select
-      (select count(*) from customer_products cp join developer_customers dc on dc.workspace_id = cp.workspace_id and dc.id = cp.developer_customer_id
-        where cp.workspace_id = ${scope.workspaceId} and cp.product_id = ${productId} and dc.status = 'active')::int as customers,
+      (select coalesce(sum(active_customers), 0) from product_customer_counts where workspace_id = ${scope.workspaceId} and product_id = ${productId})::int as customers,
       (select coalesce(sum(orders), 0) from product_sales_daily where workspace_id = ${scope.workspaceId} and product_id = ${productId})::int as orders`.execute(db);
   return { customers: row.rows[0]?.customers ?? 0, orders: row.rows[0]?.orders ?? 0 };
 }
