@@ -1,5 +1,10 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { findPurchases } from '../../src/modules/purchases/purchases.repo.js';
+import { PurchaseRow } from '../../src/modules/purchases/purchases.schemas.js';
+import { toPurchaseRow } from '../../src/modules/purchases/purchases.service.js';
+import { operatorScope } from '../../src/platform/auth/scope.js';
+import { formatMajorUnits, majorUnitsSql } from '../../src/platform/money/money.js';
 import { seedWorkspace, useTestApp } from '../helpers/app.js';
 import { client, expectProblem, labeller, MEMBERS, PURCHASES, SHOP_ORDER, seedShop } from './purchases-helpers.js';
 
@@ -494,5 +499,42 @@ describe('GET /api/developer/purchases: validation and access', () => {
     const ws = await seedShop(ctx, { members: [MEMBERS.outsider, { key: 'manageOnly', permissions: ['purchases.manage'], products: 'all' }] });
     expectProblem(await api.listRaw(ws.tokens.outsider!), 403, 'FORBIDDEN');
     expectProblem(await api.listRaw(ws.tokens.manageOnly!), 403, 'FORBIDDEN');
+  });
+});
+
+// The list's rows are written by PostgreSQL as JSON (purchases.repo.ts `rowJson`); every other answer with purchase
+// rows (grants) goes through toPurchaseRow. The two must answer the same row, field for field and in the same order.
+describe('GET /api/developer/purchases: rows written by the database', () => {
+  it('answers each row exactly as toPurchaseRow writes it, fields in the schema order, with and without purchases.refund', async () => {
+    const ws = await seedShop(ctx, { members: [MEMBERS.viewer] });
+    const itemIds = Object.values(ws.ids.orderItems).flat();
+    const records = await findPurchases(ctx().database.db, operatorScope(ws.workspaceId, ws.ids.accounts.owner!), itemIds);
+    for (const [token, mayRefund] of [
+      [ws.owner, true],
+      [ws.tokens.viewer!, false],
+    ] as const) {
+      const res = await api.listRaw(token);
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as { rows: Array<Record<string, unknown>>; canRefund: boolean };
+      expect(body.rows.length).toBe(records.length);
+      for (const row of body.rows) {
+        const expected = toPurchaseRow(records.find((r) => r.id === row.order_item_id)!, mayRefund);
+        expect(row).toEqual(expected);
+        expect(Object.keys(row)).toEqual(Object.keys(PurchaseRow.properties));
+      }
+      expect(body.canRefund).toBe(body.rows.some((r) => r.can_refund));
+      expect(Object.keys(body)).toEqual(['rows', 'total', 'page', 'pageSize', 'canRefund']);
+    }
+  });
+
+  it('writes major units in SQL as formatMajorUnits does, for every kind of currency and sign', async () => {
+    const amounts = [0, 1, 5, 9, 10, 99, 100, 101, 4999, 100000, 123456789, -1, -5, -100, -4999];
+    const currencies = ['usd', 'eur', 'jpy', 'krw', 'kwd', 'bhd', 'USD', 'JPY'];
+    const cases = currencies.flatMap((currency) => amounts.map((minor) => ({ currency, minor })));
+    const result = await sql<{ text: string }>`
+      select ${sql.raw(majorUnitsSql('t.minor', 't.currency'))} as text
+      from unnest(${cases.map((c) => c.minor)}::bigint[], ${cases.map((c) => c.currency.padEnd(3))}::char(3)[]) with ordinality as t(minor, currency, n)
+      order by t.n`.execute(ctx().database.db);
+    expect(result.rows.map((r) => r.text)).toEqual(cases.map((c) => formatMajorUnits(c.minor, c.currency)));
   });
 });

@@ -4,8 +4,9 @@ import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
 import type { DB, OrderItemsTable } from '../../platform/db/schema.js';
 import type { Executor } from '../../platform/db/transaction.js';
 import type { Anchors } from '../../platform/paging/page-anchors.js';
-import type { PageResult } from '../../platform/paging/paged-list.js';
-import { type ListTotals, pageWithTotal } from '../../platform/paging/page-statement.js';
+import { isoTimestamp } from '../../platform/csv/copy-out.js';
+import { majorUnitsSql } from '../../platform/money/money.js';
+import { type JsonPage, type ListTotals, pageJsonWithTotal } from '../../platform/paging/page-statement.js';
 import type { PurchaseFilter } from './purchases.filters.js';
 
 /** An order item as the list, the export and answers read it, with its order's and customer's fields. */
@@ -181,17 +182,40 @@ function listTotals(db: Executor, scope: Scope, filter: PurchaseFilter, known?: 
     from (select ${version} as version) v)`;
 }
 
+/** Whether the page row `r` is refundable: the SQL twin of `refundable` in purchases.service.ts. */
+const refundableSql = sql`(r.channel = 'managed_checkout' and r.status = 'paid' and r.refund_status <> 'full' and r.sale_price_cents > 0)`;
+
 /**
- * One page, newest purchase first, and its exact total in one statement; the page's ids come from the indexes
- * alone (deferred join). `atOrBefore` starts the page at a known position (deep-page anchors).
+ * One purchase as the API answers it (PurchaseRow, fields in its order), from a page row `r`: the SQL twin of
+ * `toPurchaseRow` in purchases.service.ts (test/purchases/list.test.ts holds both to the same answer).
+ */
+function rowJson(mayRefund: boolean) {
+  const canRefund = mayRefund ? refundableSql : sql`false`;
+  return sql`json_build_object(
+    'order_id', r.order_id, 'order_item_id', r.id, 'product_id', r.product_id, 'product', r.product_name,
+    'customer_id', r.customer_ref, 'email', r.email, 'first_name', r.first_name, 'last_name', r.last_name, 'status', r.status,
+    'invoice_available', (r.channel = 'managed_checkout' and r.status = 'paid'), 'channel', r.channel, 'provider', r.provider,
+    'reseller_id', r.reseller_id, 'reseller', r.reseller_name, 'record_type', r.record_type, 'refund_status', r.refund_status,
+    'currency', rtrim(r.currency), 'price_cents', r.price_cents, 'sale_price_cents', r.sale_price_cents, 'refunded_cents', r.refunded_cents,
+    'price', ${sql.raw(majorUnitsSql('r.price_cents', 'r.currency'))}, 'sale_price', ${sql.raw(majorUnitsSql('r.sale_price_cents', 'r.currency'))},
+    'order_reference', r.order_reference, 'external_reference', r.external_reference, 'serial_id', r.serial_id, 'serial_code', r.serial_code,
+    'customer_portal_hidden', r.customer_portal_hidden, 'can_refund', ${canRefund},
+    'purchased_at', ${sql.raw(isoTimestamp('r.purchased_at'))})`;
+}
+
+/**
+ * One page, newest purchase first, and its exact total in one statement, the rows as the API's JSON (PurchaseRow)
+ * and the page's `canRefund` as its summary. The page's ids come from the indexes alone (deferred join).
+ * `atOrBefore` starts the page at a known position (deep-page anchors). `mayRefund`: the caller holds purchases.refund.
  */
 export async function listPage(
   db: Executor,
   scope: Scope,
   filter: PurchaseFilter,
   page: { limit: number; offset: number; atOrBefore?: ListAnchor },
+  mayRefund: boolean,
   known?: ListTotals,
-): Promise<PageResult<PurchaseRecord>> {
+): Promise<JsonPage> {
   let ids = applyFilter(visible(db, scope), scope, filter);
   if (page.atOrBefore) {
     const { at, id } = page.atOrBefore;
@@ -204,7 +228,8 @@ export async function listPage(
     .limit(page.limit)
     .offset(page.offset);
   const rows = selectRecord(db, scope).where('i.id', 'in', pageIds);
-  return pageWithTotal(db, listTotals(db, scope, filter, known), rows as unknown as Expression<PurchaseRecord>, sql`r.purchased_at desc, r.id desc`);
+  const canRefund = mayRefund ? sql`coalesce(bool_or(${refundableSql}), false)` : sql`false`;
+  return pageJsonWithTotal(db, listTotals(db, scope, filter, known), rows, rowJson(mayRefund), sql`r.purchased_at desc, r.id desc`, canRefund);
 }
 
 /**

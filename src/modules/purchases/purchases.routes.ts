@@ -1,6 +1,7 @@
 import { defineRoute } from '../../platform/auth/define-route.js';
 import type { Db } from '../../platform/db/database.js';
 import { errorResponses } from '../../platform/http/schemas.js';
+import { sendJsonText } from '../../platform/http/json-text.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
 import { importExportRoutes } from '../../platform/import/import-routes.js';
 import type { ImportRunner } from '../../platform/import/import-runner.js';
@@ -69,7 +70,7 @@ export function purchaseRoutes({ db, runner }: { db: Db; runner: ImportRunner })
         querystring: PurchaseListQuery,
         response: { 200: PurchaseList, ...errorResponses(400, 401, 403) },
       },
-      handler: ({ request, scope }) => service.listPurchases(db, scope, request.query),
+      handler: async ({ request, reply, scope }) => sendJsonText(reply, await service.listPurchases(db, scope, request.query)),
     }),
     csv.export,
     csv.template,

@@ -5,7 +5,7 @@ import type { Db } from '../../platform/db/database.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { formatMajorUnits } from '../../platform/money/money.js';
 import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
-import { pagedList } from '../../platform/paging/paged-list.js';
+import { listEnvelopeJson, pagedList } from '../../platform/paging/paged-list.js';
 import { listVisibleProducts, ProductResolver } from '../products/index.js';
 import { visibleResellers } from '../resellers/index.js';
 import { KnownTotals, perDatabase } from '../../platform/paging/known-totals.js';
@@ -73,23 +73,26 @@ function filteredTotalKey(scope: Scope, filter: PurchaseFilter): string | null {
   return `${scope.workspaceId}|${products}|${JSON.stringify(filter)}`;
 }
 
-export async function listPurchases(db: Db, scope: Scope, query: PurchaseListQuery) {
+/** The list envelope as JSON text, its rows written by PostgreSQL (purchases.repo.ts `rowJson`, the twin of toPurchaseRow). */
+export async function listPurchases(db: Db, scope: Scope, query: PurchaseListQuery): Promise<string> {
   const filter = parsePurchaseFilter(query);
   const key = filteredTotalKey(scope, filter);
   const knownTotals = knownTotalsOf(db);
   const known = knownTotals.get(key);
+  const mayRefund = hasPermission(scope, 'purchases.refund');
+  let canRefund = false;
   const list = await pagedList(deepPageAnchorsOf(db), scope.workspaceId, query, {
     unfiltered: repo.isUnfiltered(scope, filter),
     anchors: (every) => repo.pageAnchors(db, scope, every),
     page: async (page) => {
-      const result = await repo.listPage(db, scope, filter, page, known);
+      const result = await repo.listPage(db, scope, filter, page, mayRefund, known);
       knownTotals.remember(key, result);
-      return result;
+      // The page answered is the last one read.
+      canRefund = result.summary === true;
+      return { rows: [result.rowsJson], total: result.total, version: result.version };
     },
   });
-  const mayRefund = hasPermission(scope, 'purchases.refund');
-  const rows = list.rows.map((r) => toPurchaseRow(r, mayRefund));
-  return { ...list, rows, canRefund: rows.some((r) => r.can_refund) };
+  return listEnvelopeJson(list, { canRefund });
 }
 
 export const PURCHASE_EXPORT_COLUMNS = [

@@ -60,3 +60,17 @@ export function formatMajorUnits(minor: number, currency: string): string {
   const text = String(Math.abs(minor)).padStart(digits + 1, '0');
   return `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
+
+/**
+ * SQL text that writes `minor` (an integer column) of `currency` (a currency column) as `formatMajorUnits` does, for
+ * answers PostgreSQL writes as JSON. The expressions must be trusted column references, never input.
+ */
+export function majorUnitsSql(minor: string, currency: string): string {
+  const list = (codes: Set<string>) => [...codes].map((c) => `'${c}'`).join(', ');
+  const fraction = (digits: number) => {
+    const unit = 10 ** digits;
+    return `case when ${minor} < 0 then '-' else '' end || (abs(${minor}) / ${unit})::text || '.' || lpad((abs(${minor}) % ${unit})::text, ${digits}, '0')`;
+  };
+  const code = `lower(rtrim(${currency}))`;
+  return `case when ${code} in (${list(ZERO_DECIMAL)}) then (${minor})::text when ${code} in (${list(THREE_DECIMAL)}) then ${fraction(3)} else ${fraction(2)} end`;
+}

@@ -66,6 +66,8 @@ export interface JsonPage {
   rowsJson: string;
   total: number;
   version: number;
+  /** The page's `summary` aggregate when one was asked for, else null. */
+  summary: unknown;
 }
 
 /**
@@ -73,7 +75,8 @@ export interface JsonPage {
  * (`rowJson` builds one row's object from the alias `r`, fields in the response schema's order). The process then
  * neither parses the rows nor builds, checks and serializes an object per row: at 1,000,000 customers a 50-row
  * page cost the Node process about 1 ms of CPU that way (pg's row parsing, dates, the per-row objects, the
- * serializer, the garbage they leave), while PostgreSQL's backends idled (docs/performance-lists.md).
+ * serializer, the garbage they leave), while PostgreSQL's backends idled (docs/performance-lists.md). `summary` is an
+ * aggregate over the page's rows `r` that the envelope needs beside them (the purchase list's `canRefund`).
  */
 export async function pageJsonWithTotal(
   db: Executor,
@@ -81,12 +84,13 @@ export async function pageJsonWithTotal(
   page: Expression<unknown>,
   rowJson: RawBuilder<unknown>,
   order: RawBuilder<unknown>,
+  summary: RawBuilder<unknown> = sql`null`,
 ): Promise<JsonPage> {
-  const result = await sql<{ list_total: number; list_version: number; rows_json: string }>`
-    select t.total as list_total, t.version as list_version,
-      coalesce((select json_agg(${rowJson} order by ${order}) from ${page} as r), '[]')::text as rows_json
-    from ${totals} as t`.execute(db);
+  const result = await sql<{ list_total: number; list_version: number; rows_json: string; summary: unknown }>`
+    select t.total as list_total, t.version as list_version, p.rows_json, p.summary
+    from ${totals} as t
+    cross join (select coalesce(json_agg(${rowJson} order by ${order}), '[]')::text as rows_json, ${summary} as summary from ${page} as r) as p`.execute(db);
   const first = result.rows[0];
-  if (!first) return { rowsJson: '[]', total: 0, version: 0 };
-  return { rowsJson: first.rows_json, total: Number(first.list_total), version: Number(first.list_version) };
+  if (!first) return { rowsJson: '[]', total: 0, version: 0, summary: null };
+  return { rowsJson: first.rows_json, total: Number(first.list_total), version: Number(first.list_version), summary: first.summary };
 }

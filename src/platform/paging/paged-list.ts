@@ -66,8 +66,11 @@ export async function pagedList<R, A>(cache: PageAnchorCache<A>, workspaceId: nu
 
 /**
  * A page whose rows are already JSON text (`rows` holds one element: the array, as PostgreSQL wrote it), as the
- * list envelope's JSON text: `rows`, `total`, `page`, `pageSize`, in ListEnvelope's order.
+ * list envelope's JSON text: `rows`, `total`, `page`, `pageSize`, in ListEnvelope's order, then the list's own
+ * envelope fields (`extra`, in the order given).
  */
-export function listEnvelopeJson(page: Page<string>): string {
-  return `{"rows":${page.rows[0] ?? '[]'},"total":${page.total},"page":${page.page},"pageSize":${page.pageSize}}`;
+export function listEnvelopeJson(page: Page<string>, extra: Record<string, boolean | number> = {}): string {
+  let fields = '';
+  for (const [name, value] of Object.entries(extra)) fields += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  return `{"rows":${page.rows[0] ?? '[]'},"total":${page.total},"page":${page.page},"pageSize":${page.pageSize}${fields}}`;
 }
