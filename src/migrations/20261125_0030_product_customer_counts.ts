@@ -77,22 +77,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       GROUP BY o.workspace_id, o.product_id;
       RETURN NULL;
     END $$`.execute(db);
-  // A statement that changes no customer's active state (an import refreshing names) adds nothing.
+  // Only a change of a customer's active state moves the counts: a row trigger whose WHEN clause PostgreSQL checks
+  // in place, so the statements that only refresh names (an import's upsert of 100,000 customers) call nothing; a
+  // statement trigger over their transition tables cost about 1 s per 100,000 updated customers.
   await sql`
     CREATE FUNCTION developer_customers_product_counts_upd() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO product_customer_counts_deltas (workspace_id, product_id, active_customers)
-      SELECT cp.workspace_id, cp.product_id, sum(ch.d)
-      FROM (
-        SELECT workspace_id, id, sum(d) AS d FROM (
-          SELECT workspace_id, id, 1 AS d FROM new_rows WHERE status = 'active'
-          UNION ALL
-          SELECT workspace_id, id, -1 AS d FROM old_rows WHERE status = 'active'
-        ) u GROUP BY workspace_id, id HAVING sum(d) <> 0
-      ) ch
-      JOIN customer_products cp ON cp.workspace_id = ch.workspace_id AND cp.developer_customer_id = ch.id
-      GROUP BY cp.workspace_id, cp.product_id
-      HAVING sum(ch.d) <> 0;
+      SELECT cp.workspace_id, cp.product_id, CASE WHEN NEW.status = 'active' THEN 1 ELSE -1 END
+      FROM customer_products cp
+      WHERE cp.workspace_id = NEW.workspace_id AND cp.developer_customer_id = NEW.id;
       RETURN NULL;
     END $$`.execute(db);
   await sql`
@@ -102,8 +96,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE TRIGGER customer_products_count_del AFTER DELETE ON customer_products
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION customer_products_count_del()`.execute(db);
   await sql`
-    CREATE TRIGGER developer_customers_product_counts_upd AFTER UPDATE ON developer_customers
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION developer_customers_product_counts_upd()`.execute(db);
+    CREATE TRIGGER developer_customers_product_counts_upd AFTER UPDATE OF status ON developer_customers
+    FOR EACH ROW WHEN ((OLD.status = 'active') IS DISTINCT FROM (NEW.status = 'active'))
+    EXECUTE FUNCTION developer_customers_product_counts_upd()`.execute(db);
 
   // fold_counters (0027) folds the third kind as well, in one more statement under the same lock.
   await sql`

@@ -6,7 +6,7 @@ import type { Executor } from '../../platform/db/transaction.js';
 import type { Anchors } from '../../platform/paging/page-anchors.js';
 import { isoTimestamp } from '../../platform/csv/copy-out.js';
 import { majorUnitsSql } from '../../platform/money/money.js';
-import { type JsonPage, type ListTotals, pageJsonWithTotal } from '../../platform/paging/page-statement.js';
+import { isShallowPage, type JsonPage, type ListTotals, pageJsonWithTotal, pageLiteral } from '../../platform/paging/page-statement.js';
 import type { PurchaseFilter } from './purchases.filters.js';
 
 /** An order item as the list, the export and answers read it, with its order's and customer's fields. */
@@ -216,18 +216,29 @@ export async function listPage(
   mayRefund: boolean,
   known?: ListTotals,
 ): Promise<JsonPage> {
-  let ids = applyFilter(visible(db, scope), scope, filter);
-  if (page.atOrBefore) {
+  const start = <O>(query: ItemQuery<O>): ItemQuery<O> => {
+    if (!page.atOrBefore) return query;
     const { at, id } = page.atOrBefore;
-    ids = ids.where(sql<boolean>`(i.purchased_at, i.id) <= (${at}::timestamptz, ${id}::int)`);
-  }
-  const pageIds = ids
-    .select('i.id')
-    .orderBy('i.purchased_at', 'desc')
-    .orderBy('i.id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset);
-  const rows = selectRecord(db, scope).where('i.id', 'in', pageIds);
+    return query.where(sql<boolean>`(i.purchased_at, i.id) <= (${at}::timestamptz, ${id}::int)`);
+  };
+  // A shallow page reads its rows directly, its LIMIT and OFFSET as literals (one plan per page size and offset,
+  // kept by the prepared statement); a deeper one finds its ids from the indexes first (a deferred join).
+  const rows = isShallowPage(page)
+    ? start(applyFilter(selectRecord(db, scope) as unknown as ItemQuery<PurchaseRecord>, scope, filter))
+        .orderBy('i.purchased_at', 'desc')
+        .orderBy('i.id', 'desc')
+        .limit(pageLiteral(page.limit))
+        .offset(pageLiteral(page.offset))
+    : selectRecord(db, scope).where(
+        'i.id',
+        'in',
+        start(applyFilter(visible(db, scope), scope, filter))
+          .select('i.id')
+          .orderBy('i.purchased_at', 'desc')
+          .orderBy('i.id', 'desc')
+          .limit(page.limit)
+          .offset(page.offset),
+      );
   const canRefund = mayRefund ? sql`coalesce(bool_or(${refundableSql}), false)` : sql`false`;
   return pageJsonWithTotal(db, listTotals(db, scope, filter, known), rows, rowJson(mayRefund), sql`r.purchased_at desc, r.id desc`, canRefund);
 }
