@@ -19,11 +19,29 @@ select t.total as list_total, t.version as list_version, p.rows_json, p.summary 
 -- modules/customers/customers.repo.ts markRemoved
 update "developer_customers" set "status" = $1, "removed_at" = $2, "removal_reason" = $3, "first_name" = $4, "last_name" = $5, "updated_at" = $6 where "workspace_id" = $7 and "id" = $8;
 
+-- modules/customers/customers.repo.ts mergeStaged
+insert into accounts (email, email_normalized) select s.email, s.email_normalized from import_customers s where s.seq >= $1 and s.seq < $2 order by s.seq on conflict (email_normalized) do nothing;
+insert into import_accounts (seq, account_id) select s.seq, a.id from import_customers s join accounts a on a.email_normalized = s.email_normalized where s.seq >= $1 and s.seq < $2;
+with r as ( update developer_customers dc set status = 'active', removed_at = null, removal_reason = null, first_name = s.first_name, last_name = s.last_name, updated_at = now() from import_customers s join import_accounts ia on ia.seq = s.seq where s.seq >= $1 and s.seq < $2 and dc.workspace_id = $3 and dc.account_id = ia.account_id and dc.status = 'removed' returning dc.id) insert into import_activated (customer_id) select id from r;
+with up as ( insert into developer_customers as dc (workspace_id, account_id, email, first_name, last_name, source) select $1, ia.account_id, s.email, s.first_name, s.last_name, $2 from import_customers s join import_accounts ia on ia.seq = s.seq where s.seq >= $3 and s.seq < $4 order by s.seq on conflict (workspace_id, account_id) do update set first_name = coalesce(dc.first_name, excluded.first_name), last_name = coalesce(dc.last_name, excluded.last_name), updated_at = now() returning dc.id, dc.account_id, (dc.xmax = 0) as inserted ), written as ( insert into import_written (account_id, customer_id) select account_id, id from up ) insert into import_activated (customer_id) select id from up where inserted;
+insert into customer_products (workspace_id, developer_customer_id, product_id) select $1, w.customer_id, p.product_id from import_customers s join import_accounts ia on ia.seq = s.seq join import_written w on w.account_id = ia.account_id cross join unnest(s.product_ids) as p(product_id) where s.seq >= $2 and s.seq < $3 order by s.seq on conflict do nothing;
+insert into marketing_consents (workspace_id, account_id, channel, source) select $1, ia.account_id, 'email', $2 from import_customers s join import_accounts ia on ia.seq = s.seq where s.seq >= $3 and s.seq < $4 and s.consent order by s.seq on conflict do nothing;
+
 -- modules/customers/customers.repo.ts pageAnchors
 select (select customers_version from workspace_stats where workspace_id = $1) as version, array( select id from ( select id, row_number() over (order by id desc) as rn from developer_customers where workspace_id = $2 and status = 'active' ) ranked where (rn - 1) % $3 = 0 order by id desc) as anchors;
 
 -- modules/customers/customers.repo.ts recordConsents
 insert into marketing_consents (workspace_id, account_id, channel, source) select $1, a, 'email', $2 from unnest($3::int[]) as a on conflict do nothing;
+
+-- modules/customers/customers.repo.ts stageImport
+drop table if exists import_customers, import_accounts, import_written, import_activated;
+create temporary table import_customers ( seq integer primary key, email text not null, email_normalized text not null, first_name text, last_name text, product_ids integer[] not null, consent boolean not null ) on commit drop;
+create temporary table import_accounts (seq integer primary key, account_id integer not null) on commit drop;
+create temporary table import_written (account_id integer primary key, customer_id integer not null) on commit drop;
+create temporary table import_activated (customer_id integer primary key) on commit drop;
+
+-- modules/customers/customers.repo.ts stagedActivations
+select w.customer_id, s.email, s.first_name, s.last_name from import_customers s join import_accounts ia on ia.seq = s.seq join import_written w on w.account_id = ia.account_id join import_activated x on x.customer_id = w.customer_id where s.seq >= $1 and s.seq < $2 order by s.seq;
 
 -- modules/customers/customers.repo.ts upsertRelationships
 update developer_customers dc set status = 'active', removed_at = null, removal_reason = null, first_name = t.first_name, last_name = t.last_name, updated_at = now() from unnest($1::int[], $2::text[], $3::text[], $4::text[]) as t(account_id, email, first_name, last_name) where dc.workspace_id = $5 and dc.account_id = t.account_id and dc.status = 'removed' returning dc.id;

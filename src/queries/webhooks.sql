@@ -66,3 +66,6 @@ update webhook_deliveries set status = 'pending', cycle_attempts = 0, schedule =
 
 -- modules/webhooks/webhooks.repo.ts updateEndpoint
 update "webhook_endpoints" set "updated_at" = $1 where "workspace_id" = $2 and "id" = $3;
+
+-- modules/webhooks/webhooks.repo.ts wantsEvents
+select exists (select 1 from webhook_endpoints w where w.workspace_id = $1 and w.enabled and ($2 = any(w.event_types) or '*' = any(w.event_types))) as wanted;

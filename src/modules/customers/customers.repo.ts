@@ -2,6 +2,8 @@ import { type CompiledQuery, type Expression, type Selectable, type SelectQueryB
 import { isoTimestamp, neutralisedText } from '../../platform/csv/copy-out.js';
 import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
 import type { DB, DeveloperCustomersTable } from '../../platform/db/schema.js';
+import type pg from 'pg';
+import { copyLines, copyText } from '../../platform/db/copy-in.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
 import type { Anchors } from '../../platform/paging/page-anchors.js';
 import type { PageResult } from '../../platform/paging/paged-list.js';
@@ -315,4 +317,112 @@ export async function recordConsents(tx: Tx, scope: Scope, accountIds: number[],
     insert into marketing_consents (workspace_id, account_id, channel, source)
     select ${scope.workspaceId}, a, 'email', ${source} from unnest(${accountIds}::int[]) as a
     on conflict do nothing`.execute(tx);
+}
+
+/** One merged row of a staged import (see `stageImport`): the e-mail's last names, its products, any consent. */
+export interface StagedCustomer {
+  email: string;
+  emailNormalized: string;
+  firstName: string | null;
+  lastName: string | null;
+  productIds: number[];
+  marketingConsent: boolean;
+}
+
+/**
+ * A large import on PostgreSQL: its merged rows COPY into a temporary staging table (dropped at commit) in the
+ * order given (`seq`; sorted by e-mail, so that concurrent imports lock shared rows in one order), and the writes
+ * are set-based statements over ranges of it (`mergeStaged`). The statement path (`ensureAccounts`,
+ * `upsertRelationships`, `linkProducts`, `recordConsents`) sends the same rows as arrays, 5,000 at a time.
+ */
+export async function stageImport(tx: Tx, client: pg.PoolClient, rows: readonly StagedCustomer[]): Promise<void> {
+  await sql`drop table if exists import_customers, import_accounts, import_written, import_activated`.execute(tx);
+  await sql`
+    create temporary table import_customers (
+      seq integer primary key, email text not null, email_normalized text not null, first_name text, last_name text,
+      product_ids integer[] not null, consent boolean not null
+    ) on commit drop`.execute(tx);
+  // Per range: each row's account, the relationship each account has, and the relationships made active.
+  await sql`create temporary table import_accounts (seq integer primary key, account_id integer not null) on commit drop`.execute(tx);
+  await sql`create temporary table import_written (account_id integer primary key, customer_id integer not null) on commit drop`.execute(tx);
+  await sql`create temporary table import_activated (customer_id integer primary key) on commit drop`.execute(tx);
+  await copyLines(
+    client,
+    'import_customers (seq, email, email_normalized, first_name, last_name, product_ids, consent)',
+    (function* () {
+      for (let i = 0; i < rows.length; i += 1) {
+        const r = rows[i]!;
+        yield `${i}\t${copyText(r.email)}\t${copyText(r.emailNormalized)}\t${copyText(r.firstName)}\t${copyText(r.lastName)}\t{${r.productIds.join(',')}}\t${r.marketingConsent ? 't' : 'f'}\n`;
+      }
+    })(),
+  );
+  // Temporary tables have no statistics until analysed: the planner would guess their size.
+  await sql`analyze import_customers`.execute(tx);
+}
+
+/**
+ * Writes the staged rows with seq in [from, to): the accounts, the relationships (re-activating removed ones), the
+ * product links and the consents, by the statement path's rules (`upsertRelationships`: a product-scoped caller
+ * only fills gaps in names). Returns how many relationships became active in the range.
+ */
+export async function mergeStaged(tx: Tx, scope: Scope, from: number, to: number, source: string): Promise<number> {
+  const range = sql`s.seq >= ${from} and s.seq < ${to}`;
+  await sql`
+    insert into accounts (email, email_normalized)
+    select s.email, s.email_normalized from import_customers s where ${range} order by s.seq
+    on conflict (email_normalized) do nothing`.execute(tx);
+  await sql`
+    insert into import_accounts (seq, account_id)
+    select s.seq, a.id from import_customers s join accounts a on a.email_normalized = s.email_normalized where ${range}`.execute(tx);
+  const reactivated = await sql`
+    with r as (
+      update developer_customers dc set status = 'active', removed_at = null, removal_reason = null,
+        first_name = s.first_name, last_name = s.last_name, updated_at = now()
+      from import_customers s join import_accounts ia on ia.seq = s.seq
+      where ${range} and dc.workspace_id = ${scope.workspaceId} and dc.account_id = ia.account_id and dc.status = 'removed'
+      returning dc.id)
+    insert into import_activated (customer_id) select id from r`.execute(tx);
+  const overwrite = scope.products === 'all';
+  const names = overwrite ? sql`coalesce(excluded.first_name, dc.first_name)` : sql`coalesce(dc.first_name, excluded.first_name)`;
+  const lastNames = overwrite ? sql`coalesce(excluded.last_name, dc.last_name)` : sql`coalesce(dc.last_name, excluded.last_name)`;
+  const inserted = await sql`
+    with up as (
+      insert into developer_customers as dc (workspace_id, account_id, email, first_name, last_name, source)
+      select ${scope.workspaceId}, ia.account_id, s.email, s.first_name, s.last_name, ${source}
+      from import_customers s join import_accounts ia on ia.seq = s.seq
+      where ${range}
+      order by s.seq
+      on conflict (workspace_id, account_id) do update set first_name = ${names}, last_name = ${lastNames}, updated_at = now()
+      returning dc.id, dc.account_id, (dc.xmax = 0) as inserted
+    ), written as (
+      insert into import_written (account_id, customer_id) select account_id, id from up
+    )
+    insert into import_activated (customer_id) select id from up where inserted`.execute(tx);
+  await sql`
+    insert into customer_products (workspace_id, developer_customer_id, product_id)
+    select ${scope.workspaceId}, w.customer_id, p.product_id
+    from import_customers s join import_accounts ia on ia.seq = s.seq join import_written w on w.account_id = ia.account_id
+    cross join unnest(s.product_ids) as p(product_id)
+    where ${range}
+    order by s.seq
+    on conflict do nothing`.execute(tx);
+  await sql`
+    insert into marketing_consents (workspace_id, account_id, channel, source)
+    select ${scope.workspaceId}, ia.account_id, 'email', ${source}
+    from import_customers s join import_accounts ia on ia.seq = s.seq
+    where ${range} and s.consent
+    order by s.seq
+    on conflict do nothing`.execute(tx);
+  return Number(reactivated.numAffectedRows ?? 0) + Number(inserted.numAffectedRows ?? 0);
+}
+
+/** The relationships a staged import made active with seq in [from, to), in row order, as `customer.created` tells them. */
+export async function stagedActivations(tx: Tx, from: number, to: number) {
+  const { rows } = await sql<{ customer_id: number; email: string; first_name: string | null; last_name: string | null }>`
+    select w.customer_id, s.email, s.first_name, s.last_name
+    from import_customers s join import_accounts ia on ia.seq = s.seq join import_written w on w.account_id = ia.account_id
+    join import_activated x on x.customer_id = w.customer_id
+    where s.seq >= ${from} and s.seq < ${to}
+    order by s.seq`.execute(tx);
+  return rows;
 }

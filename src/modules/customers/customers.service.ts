@@ -3,6 +3,7 @@ import { writeAudit } from '../../platform/audit/audit.repo.js';
 import type { RecordAccess } from '../../platform/auth/define-route.js';
 import type { Scope } from '../../platform/auth/scope.js';
 import { csvDocument, csvStream } from '../../platform/csv/stream.js';
+import { copyClientOf } from '../../platform/db/copy-in.js';
 import type { Db } from '../../platform/db/database.js';
 import { type Executor, inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { parseDateRange } from '../../platform/http/date-range.js';
@@ -19,10 +20,12 @@ import { type CustomerUpsert, IMPORT_COLUMNS, validateCustomerRow, type ValidCus
 import * as repo from './customers.repo.js';
 import { CustomerErrors } from './customers.errors.js';
 import type { CustomerListQuery, CustomerRow, RemoveCustomerBody, RemoveCustomerResult } from './customers.schemas.js';
-import { emitWebhookEvent, emitWebhookEvents } from '../webhooks/index.js';
+import { emitWebhookEvent, emitWebhookEvents, wantsWebhookEvents } from '../webhooks/index.js';
 
 const EXPORT_BATCH = 2_000;
 const WRITE_BATCH = 5_000;
+/** Staged rows written per set-based statement (a large import's progress moves by this much). */
+const STAGED_RANGE = 20_000;
 
 function toFilter(query: CustomerListQuery): repo.CustomerFilter {
   const window = parseDateRange(query.dateRange);
@@ -119,6 +122,53 @@ export async function importTemplate(db: Db, scope: Scope): Promise<string> {
 }
 
 /**
+ * One row per normalised e-mail: later rows refine names and add products, any consent counts. Sorted by e-mail so
+ * that concurrent imports lock shared rows in the same order and cannot deadlock.
+ */
+function mergeByEmail(rows: CustomerUpsert[]): CustomerUpsert[] {
+  const merged = new Map<string, CustomerUpsert>();
+  for (const row of rows) {
+    const seen = merged.get(row.emailNormalized);
+    if (!seen) merged.set(row.emailNormalized, { ...row, productIds: [...row.productIds] });
+    else {
+      seen.firstName = row.firstName ?? seen.firstName;
+      seen.lastName = row.lastName ?? seen.lastName;
+      seen.productIds.push(...row.productIds);
+      seen.marketingConsent ||= row.marketingConsent;
+    }
+  }
+  return [...merged.values()].sort((x, y) => (x.emailNormalized < y.emailNormalized ? -1 : x.emailNormalized > y.emailNormalized ? 1 : 0));
+}
+
+/**
+ * The import's writes on PostgreSQL when they span more than one batch: the merged rows COPY into a staging table,
+ * then set-based statements write STAGED_RANGE rows at a time (progress after each range). Null on the embedded
+ * database, which keeps the statement path (`upsertCustomers`). The same rows, rules, events and counts as that path.
+ */
+async function upsertStaged(tx: Tx, scope: Scope, rows: CustomerUpsert[], source: string, progress?: ProgressReporter): Promise<{ inserted: number } | null> {
+  if (rows.length <= WRITE_BATCH) return null;
+  const unique = mergeByEmail(rows);
+  if (unique.length <= WRITE_BATCH) return null;
+  const client = await copyClientOf(tx);
+  if (!client) return null;
+  for (const r of unique) r.productIds = [...new Set(r.productIds)];
+  await repo.stageImport(tx, client, unique);
+  const events = await wantsWebhookEvents(tx, scope.workspaceId, 'customer.created');
+  let inserted = 0;
+  for (let from = 0; from < unique.length; from += STAGED_RANGE) {
+    const to = Math.min(from + STAGED_RANGE, unique.length);
+    const activated = await repo.mergeStaged(tx, scope, from, to, source);
+    inserted += activated;
+    if (events && activated > 0) {
+      const made = await repo.stagedActivations(tx, from, to);
+      await emitWebhookEvents(tx, scope.workspaceId, 'customer.created', made.map((r) => ({ ...r, source })));
+    }
+    progress?.(to);
+  }
+  return { inserted };
+}
+
+/**
  * Creates or refreshes customer relationships inside the caller's transaction
  * (used by the customer import and by other modules that assign customers,
  * such as serial import). One relationship per e-mail; later rows refine names
@@ -133,19 +183,7 @@ export async function upsertCustomers(
   source: string,
   progress?: ProgressReporter,
 ): Promise<{ accountIds: Map<string, number>; customerIds: Map<string, number>; inserted: number }> {
-  const merged = new Map<string, CustomerUpsert>();
-  for (const row of rows) {
-    const seen = merged.get(row.emailNormalized);
-    if (!seen) merged.set(row.emailNormalized, { ...row, productIds: [...row.productIds] });
-    else {
-      seen.firstName = row.firstName ?? seen.firstName;
-      seen.lastName = row.lastName ?? seen.lastName;
-      seen.productIds.push(...row.productIds);
-      seen.marketingConsent ||= row.marketingConsent;
-    }
-  }
-  // Sorted so that concurrent imports lock shared rows in the same order and cannot deadlock.
-  const unique = [...merged.values()].sort((x, y) => (x.emailNormalized < y.emailNormalized ? -1 : x.emailNormalized > y.emailNormalized ? 1 : 0));
+  const unique = mergeByEmail(rows);
   const accountIds = new Map<string, number>();
   const customerIds = new Map<string, number>();
   let inserted = 0;
@@ -203,7 +241,7 @@ export async function importCustomers(db: Executor, scope: Scope, input: RawImpo
   }
 
   const { inserted } = await inTransaction(db, async (tx) => {
-    const result = await upsertCustomers(tx, scope, valid, 'import', progress);
+    const result = (await upsertStaged(tx, scope, valid, 'import', progress)) ?? (await upsertCustomers(tx, scope, valid, 'import', progress));
     await writeAudit(tx, scope, {
       action: 'customers.imported',
       subjectType: 'workspace',

@@ -14,7 +14,7 @@ import { WebhookRelay } from './webhooks.relay.js';
 import { webhookRoutes } from './webhooks.routes.js';
 import { WebhookEndpoints } from './webhooks.service.js';
 
-export { emitWebhookEvent, emitWebhookEvents } from './webhooks.emit.js';
+export { emitWebhookEvent, emitWebhookEvents, wantsWebhookEvents } from './webhooks.emit.js';
 export { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType, type WebhookEventData, type WebhookEventType } from './webhooks.events.js';
 export { WEBHOOK_SIGNATURE_SCHEME, webhooksSection } from './webhooks.openapi.js';
 export { DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_TIMEOUT_MS } from './webhooks.delivery.js';

@@ -37,6 +37,12 @@ export async function emitWebhookEvents<T extends SubscribableEventType>(tx: Tx,
   if (written > 0) onCommit(tx, () => wake.emit('events'));
 }
 
+/**
+ * Whether an enabled endpoint of the workspace wants events of this type now: a writer of many events at once (a
+ * large import) asks first and skips building them when nobody listens. `emitWebhookEvents` checks again itself.
+ */
+export const wantsWebhookEvents = (tx: Tx, workspaceId: number, type: SubscribableEventType): Promise<boolean> => repo.wantsEvents(tx, workspaceId, type);
+
 /** One event: `emitWebhookEvent(tx, scope.workspaceId, 'customer.removed', { … })`. */
 export const emitWebhookEvent = <T extends SubscribableEventType>(tx: Tx, workspaceId: number, type: T, event: WebhookEventData<T>) =>
   emitWebhookEvents(tx, workspaceId, type, [event]);

@@ -283,6 +283,13 @@ export async function deleteOldEvents(db: Executor, days: number): Promise<numbe
  * workspace wants the type (a workspace without webhooks pays one index probe); tagged with this instance's job
  * queue, whose relay fans them out. Answers how many were written.
  */
+/** The condition `insertWantedEvents` writes under, on its own. */
+export async function wantsEvents(db: Executor, workspaceId: number, type: string): Promise<boolean> {
+  const { rows } = await sql<{ wanted: boolean }>`
+    select exists (select 1 from webhook_endpoints w where w.workspace_id = ${workspaceId} and w.enabled and (${type} = any(w.event_types) or '*' = any(w.event_types))) as wanted`.execute(db);
+  return rows[0]?.wanted === true;
+}
+
 export async function insertWantedEvents(tx: Tx, workspaceId: number, type: string, events: ReadonlyArray<{ event_id: string; data: unknown }>): Promise<number> {
   const result = await sql`
     insert into webhook_events (workspace_id, event_id, type, data, queue)

@@ -91,10 +91,11 @@ async function openPostgres(
   log: DbLogger | undefined,
   onQuery?: (sql: string) => void,
 ): Promise<Database> {
-  const [{ default: pg }, { Kysely, PostgresDialect }, { prepareRepeatedStatements }] = await Promise.all([
+  const [{ default: pg }, { Kysely, PostgresDialect }, { prepareRepeatedStatements }, { trackCopyClients }] = await Promise.all([
     import('pg'),
     import('kysely'),
     import('./prepared-statements.js'),
+    import('./copy-in.js'),
   ]);
   const pool = new pg.Pool({
     connectionString: url,
@@ -119,6 +120,8 @@ async function openPostgres(
   pool.on('error', onError);
   pool.on('connect', (client) => client.on('error', onError));
   if (preparedStatements) prepareRepeatedStatements(pool);
+  // Large imports COPY into staging tables on their transaction's client (copy-in.ts).
+  trackCopyClients(pool);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...queryLog(onQuery) });
   return { db, kind: 'postgres', pool, close: () => db.destroy() };
 }
