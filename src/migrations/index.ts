@@ -29,6 +29,7 @@ import * as m0027 from './20261125_0027_counter_deltas.js';
 import * as m0028 from './20261125_0028_purchase_list_version.js';
 import * as m0029 from './20261125_0029_folded_counter_checks.js';
 import * as m0030 from './20261125_0030_product_customer_counts.js';
+import * as m0031 from './20261207_0031_import_uploads.js';
 
 /** Append-only: add each new migration here; never edit a landed one. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0028_purchase_list_version': m0028,
   '20261125_0029_folded_counter_checks': m0029,
   '20261125_0030_product_customer_counts': m0030,
+  '20261207_0031_import_uploads': m0031,
 };

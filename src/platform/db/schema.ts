@@ -329,7 +329,12 @@ export interface ImportsTable {
   failed_count: number | null;
   errors: ColumnType<unknown, string | null | undefined, string | null>;
   failure: string | null;
+  /** Imports queued before migration 0031: the parsed rows. */
   input: ColumnType<unknown, string | null | undefined, string | null>;
+  /** A queued import's upload as it came (JSON body or CSV file) until it ends. */
+  upload: ColumnType<Uint8Array | null, Buffer | null | undefined, Buffer | null>;
+  /** A CSV upload's productMappings (a JSON body carries its own). */
+  upload_mappings: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: CreatedAt;
   started_at: Date | null;
   finished_at: Date | null;

@@ -26,6 +26,12 @@ const NUL_OR_SURROGATE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})/;
  * event loop when they are large (imports of up to 32 MiB): in slices, with other requests served
  * in between, and with the NUL and surrogate check done in the same way.
  */
+/** Each JSON request's body as it came, for a route that keeps it (a queued import stores its upload). */
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+
+/** The bytes of this request's JSON body, as parsed (undefined for other content types). */
+export const rawJsonBody = (request: FastifyRequest): Buffer | undefined => rawBodies.get(request);
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const standard = app.getDefaultJsonParser('error', 'error');
   const parseSmall = (request: FastifyRequest, text: string) =>
@@ -34,6 +40,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
     if (!isUtf8(body)) throw invalidUtf8(body);
+    rawBodies.set(request, body);
     const large = body.length >= CHUNKED_PARSE_BYTES ? await parseInSlices(body) : null;
     if (large && !large.suspect) {
       if (large.escapes) {
@@ -96,9 +103,11 @@ export async function parseInSlices(json: Buffer | string): Promise<{ value: unk
  * JSON.parse(text) without holding the event loop for long text: in slices, unless the text may
  * hold a prototype key, which only JSON.parse itself keeps as plain data.
  */
-export async function parseJsonYielding(text: string): Promise<unknown> {
+export async function parseJsonYielding(text: string | Buffer): Promise<unknown> {
   const parsed = await parseInSlices(text);
-  return parsed.suspect ? JSON.parse(text) : parsed.value;
+  if (!parsed.suspect) return parsed.value;
+  // A body that may hold a prototype key: Fastify's own parser refused it on arrival, so this is stored text only.
+  return JSON.parse(typeof text === 'string' ? text : text.toString('utf8'));
 }
 
 /**

@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { CsvEncodingError, CsvFormatError, CsvTooManyRowsError, normaliseHeader, parseCsvRecords, TruncatedInputError } from '../csv/stream.js';
 import { AppError, CommonErrors } from '../http/errors.js';
+import { parseJsonYielding, rawJsonBody } from '../http/json-body.js';
 import { findIllFormedText, TextErrors } from '../http/text-hygiene.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, ImportErrors } from './errors.js';
 import { mapYielding } from './yielding-json.js';
@@ -18,6 +20,8 @@ export interface RawImport {
   rows: Array<Record<string, unknown>>;
   productMappings: unknown;
   source: 'json' | 'csv';
+  /** The upload as it came (the JSON body, or the CSV file): what a queued import stores and reads again. */
+  upload?: Buffer;
 }
 
 /** Rows repeat their keys: each distinct key is normalised once per import. */
@@ -45,19 +49,13 @@ const tooLarge = () =>
  */
 export async function readImportRequest(request: FastifyRequest, arrayField: string): Promise<RawImport> {
   if (!request.isMultipart()) {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const rows = body[arrayField];
-    if (!Array.isArray(rows)) {
-      throw new AppError(CommonErrors.VALIDATION_FAILED, `Send a "${arrayField}" array or a multipart "file"`, {
-        errors: [{ path: `body/${arrayField}`, message: 'must be an array' }],
-      });
-    }
-    if (rows.length > IMPORT_MAX_ROWS) throw tooLarge();
-    return { rows: await mapYielding(rows, keyNormaliser()), productMappings: body.productMappings, source: 'json' };
+    const upload = rawJsonBody(request);
+    return { ...(await fromJsonBody(request.body, arrayField)), ...(upload ? { upload } : {}) };
   }
 
   let rows: Array<Record<string, unknown>> | undefined;
   let productMappings: unknown;
+  const fileChunks: Buffer[] = [];
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       if (part.fieldname !== 'file' || rows) {
@@ -65,6 +63,8 @@ export async function readImportRequest(request: FastifyRequest, arrayField: str
         throw new AppError(CommonErrors.VALIDATION_FAILED, 'Send exactly one file, in the "file" field');
       }
       rows = [];
+      // The file's bytes as they pass to the parser (which reads through pipes: this listener sees the same chunks).
+      part.file.on('data', (chunk: Buffer) => fileChunks.push(chunk));
       try {
         for await (const record of parseCsvRecords(part.file, IMPORT_MAX_ROWS)) rows.push(record);
       } catch (error) {
@@ -107,5 +107,30 @@ export async function readImportRequest(request: FastifyRequest, arrayField: str
       errors: [{ path: 'body/file', message: 'is required' }],
     });
   }
-  return { rows, productMappings, source: 'csv' };
+  return { rows, productMappings, source: 'csv', upload: Buffer.concat(fileChunks) };
+}
+
+/** The rows of a JSON body (`<arrayField>` and `productMappings`), keys normalised. */
+async function fromJsonBody(value: unknown, arrayField: string): Promise<RawImport> {
+  const body = (value ?? {}) as Record<string, unknown>;
+  const rows = body[arrayField];
+  if (!Array.isArray(rows)) {
+    throw new AppError(CommonErrors.VALIDATION_FAILED, `Send a "${arrayField}" array or a multipart "file"`, {
+      errors: [{ path: `body/${arrayField}`, message: 'must be an array' }],
+    });
+  }
+  if (rows.length > IMPORT_MAX_ROWS) throw tooLarge();
+  return { rows: await mapYielding(rows, keyNormaliser()), productMappings: body.productMappings, source: 'json' };
+}
+
+/**
+ * A queued import's stored upload read again, as `readImportRequest` read it when it came: the same parser for the
+ * same bytes, so the job sees the rows (and row numbers) the request counted. A CSV's productMappings were stored
+ * beside the file as `{ value }` (they came in their own form field, already checked; `value` absent when none came).
+ */
+export async function readStoredUpload(upload: string, source: RawImport['source'], csvMappings: unknown, arrayField: string): Promise<RawImport> {
+  if (source === 'json') return fromJsonBody(await parseJsonYielding(upload), arrayField);
+  const rows: Array<Record<string, unknown>> = [];
+  for await (const record of parseCsvRecords(Readable.from([upload], { objectMode: false }), IMPORT_MAX_ROWS)) rows.push(record);
+  return { rows, productMappings: (csvMappings as { value?: unknown } | null)?.value, source: 'csv' };
 }

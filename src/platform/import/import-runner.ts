@@ -13,7 +13,7 @@ import { Type } from '@sinclair/typebox';
 import { defineJob } from '../jobs/define-job.js';
 import { PermanentJobError } from '../jobs/runner.js';
 import { ImportErrors, type RowError } from './errors.js';
-import { readImportRequest, type RawImport } from './import-request.js';
+import { readImportRequest, readStoredUpload, type RawImport } from './import-request.js';
 import { parseJsonYielding } from '../http/json-body.js';
 import * as repo from './imports.repo.js';
 import { jsonPieces, stringifyYielding } from './yielding-json.js';
@@ -136,9 +136,10 @@ export class ImportRunner {
 
     if (input.rows.length === 0) throw new AppError(ImportErrors.IMPORT_EMPTY, 'The import contains no rows');
     if (input.rows.length > this.options.asyncThreshold || wantsAsync(request)) {
-      const stored = await stringifyYielding(input);
+      // The upload as it came; the job reads it again with the same reader (readStoredUpload).
+      const upload = input.upload ?? Buffer.from(await stringifyYielding({ [definition.arrayField]: input.rows, productMappings: input.productMappings }));
       const record = await inTransaction(this.database.db, async (tx) => {
-        const created = await repo.createImport(tx, scope, kind, input.source, input.rows.length, stored);
+        const created = await repo.createImport(tx, scope, kind, input.source, input.rows.length, upload, input.productMappings);
         await ImportJob.enqueue(tx, { importId: created.id }, { workspaceId: scope.workspaceId });
         return created;
       });
@@ -174,7 +175,9 @@ export class ImportRunner {
       await this.finish(record, { failure: 'The member who started this import no longer has the permission to import' });
       return { failed: 'permission' };
     }
-    const input = (await parseJsonYielding(record.input ?? 'null')) as RawImport;
+    const input = record.upload
+      ? await readStoredUpload(record.upload, record.source, record.upload_mappings, definition.arrayField)
+      : ((await parseJsonYielding(record.input ?? 'null')) as RawImport);
     let lastWrite = 0;
     const report: ProgressReporter = (processed) => {
       this.progress.set(importId, processed);
