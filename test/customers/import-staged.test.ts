@@ -89,3 +89,26 @@ describe('a customer import larger than one write batch', () => {
     expect(await byEmail('row-00002@big')).toMatchObject({ first_name: 'F2', last_name: 'L2', product_ids: [p1] });
   });
 });
+
+describe('large customer imports at the same time', () => {
+  it('never duplicates a customer, deadlocks or miscounts when two staged imports share rows', { timeout: 120_000 }, async () => {
+    const ws = await seedWorkspace(ctx());
+    const { db } = ctx().database;
+    // 9,000 e-mails; each import takes 6,000 of them, 3,000 in common, in a different order.
+    const emails = Array.from({ length: 9_000 }, (_, i) => `both-${i}@race.test`);
+    const a = emails.slice(0, 6_000).map((email) => ({ email, productId: ws.ids.products.p1 }));
+    const b = emails.slice(3_000).reverse().map((email) => ({ email, productId: ws.ids.products.p2 }));
+    const results = await Promise.all(
+      [a, b].map((customers) => ctx().app.inject({ method: 'POST', url: URL, headers: bearer(ws.owner), payload: { customers } })),
+    );
+    for (const r of results) expect(r.statusCode, r.body).toBe(201);
+    const inserted = results.reduce((sum, r) => sum + (r.json().insertedCount as number), 0);
+    const rows = await sql<{ n: number; distinct_accounts: number }>`
+      select count(*)::int as n, count(distinct account_id)::int as distinct_accounts from developer_customers where workspace_id = ${ws.workspaceId}`.execute(db);
+    expect(rows.rows[0]).toEqual({ n: 9_000, distinct_accounts: 9_000 });
+    expect(inserted).toBe(9_000);
+    expect((await get(ws.owner, '/api/developer/customers?limit=1')).total).toBe(9_000);
+    expect((await get(ws.owner, `/api/developer/customers?limit=1&productId=${ws.ids.products.p1}`)).total).toBe(6_000);
+    expect((await get(ws.owner, `/api/developer/customers?limit=1&productId=${ws.ids.products.p2}`)).total).toBe(6_000);
+  });
+});
