@@ -60,3 +60,31 @@ describe('Batcher', () => {
     expect(sizes).toEqual([1, 3, 3, 1]);
   });
 });
+
+describe('Batcher with two lanes', () => {
+  it('starts a second batch while the first runs, and the items that arrive while both run go together in the next', async () => {
+    const writes: number[][] = [];
+    const releases: Array<() => void> = [];
+    const group = new Batcher<number, number>(
+      async (items) => {
+        writes.push(items);
+        if (writes.length <= 2) await new Promise<void>((resolve) => releases.push(resolve));
+        return items.map((n) => n * 10);
+      },
+      500,
+      2,
+    );
+    const a = group.add(1);
+    const b = group.add(2);
+    expect(writes).toEqual([[1], [2]]);
+    const rest = [3, 4, 5].map((n) => group.add(n));
+    expect(group.pending).toBe(5);
+    releases[0]!();
+    expect(await a).toBe(10);
+    expect(await Promise.all(rest)).toEqual([30, 40, 50]);
+    expect(writes).toEqual([[1], [2], [3, 4, 5]]);
+    releases[1]!();
+    expect(await b).toBe(20);
+    expect(group.pending).toBe(0);
+  });
+});
