@@ -77,5 +77,6 @@ describeOwnEmbeddedDatabase('the customer portal from the CLI', () => {
       await again.app.close();
       await again.database.close();
     }
-  });
+    // Six CLI processes one after another, each starting the embedded database: 60 s was not enough on a loaded machine.
+  }, 180_000);
 });
