@@ -3,14 +3,29 @@
 -- modules/checkout/checkout.repo.ts checkoutOrderItems
 select "id", "product_id" from "order_items" where "workspace_id" = $1 and "channel" = $2 and "external_reference" = $3 order by "id";
 
+-- modules/checkout/checkout.repo.ts checkoutOrdersItems
+select "id", "product_id", "external_reference" from "order_items" where "workspace_id" = $1 and "channel" = $2 and "external_reference" in ($3) order by "id";
+
+-- modules/checkout/checkout.repo.ts existingWorkspaces
+select "id" from "workspaces" where "id" in $1;
+
 -- modules/checkout/checkout.repo.ts lockCheckoutOrder
+select pg_advisory_xact_lock(hashtext('checkout-order'), hashtext($1));
+
+-- modules/checkout/checkout.repo.ts lockCheckoutOrders
 select pg_advisory_xact_lock(hashtext('checkout-order'), hashtext($1));
 
 -- modules/checkout/checkout.repo.ts recordEvent
 insert into checkout_events (id, type, workspace_id, outcome, body_digest) values ($1, $2, $3, $4, $5) on conflict (id) do nothing returning id;
 
+-- modules/checkout/checkout.repo.ts recordEvents
+insert into checkout_events (id, type, workspace_id, outcome, body_digest) select x.id, x.type, x.workspace_id, x.outcome, x.body_digest from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bytea[]) as x(id, type, workspace_id, outcome, body_digest) on conflict (id) do nothing returning id;
+
 -- modules/checkout/checkout.repo.ts storedDigest
 select body_digest from checkout_events where id = $1;
+
+-- modules/checkout/checkout.repo.ts usedEventIds
+select id from checkout_events where id = any($1::text[]);
 
 -- modules/checkout/checkout.repo.ts workspaceExists
 select "id" from "workspaces" where "id" = $1;

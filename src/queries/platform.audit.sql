@@ -2,3 +2,6 @@
 
 -- platform/audit/audit.repo.ts writeAudit
 insert into "audit_log" ("workspace_id", "actor_account_id", "action", "subject_type", "subject_id", "data") values ($1, $2, $3, $4, $5, $6);
+
+-- platform/audit/audit.repo.ts writeAudits
+insert into "audit_log" ("workspace_id", "actor_account_id", "action", "subject_type", "subject_id", "data") values ($1, $2, $3, $4, $5, $6);

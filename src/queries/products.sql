@@ -110,6 +110,9 @@ select "id", "name", "description", "status", "app_id", "price_cents", "currency
 -- modules/products/products.repo.ts findVisibleProduct
 select "id", "name", "max_activations" as "maxActivations", "price_cents" as "priceCents", "currency" from "products" where "workspace_id" = $1 and "id" = any($2::int[]) and "id" = $3;
 
+-- modules/products/products.repo.ts findVisibleProducts
+select "id", "name", "max_activations" as "maxActivations", "price_cents" as "priceCents", "currency" from "products" where "workspace_id" = $1 and "id" = any($2::int[]) and "id" in ($3) order by "id";
+
 -- modules/products/products.repo.ts insertProduct
 with product as ( insert into products (workspace_id, name, description, status, app_id, price_cents, currency, max_activations, offline_grace_days, storefront_url, current_version) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning * ), credential as ( insert into product_credentials (workspace_id, product_id, environment, app_id) select workspace_id, id, 'live', app_id from product ) select "id", "name", "description", "status", "app_id", "price_cents", "currency", "max_activations", "offline_grace_days", "storefront_url", "current_version", "downloads_total", "created_at", "updated_at" from product;
 

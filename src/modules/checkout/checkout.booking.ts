@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Tx } from '../../platform/db/transaction.js';
-import { allocateSale, reverseRefund } from '../ledger/index.js';
-import { type CheckoutSale, recordCheckoutRefund, recordCheckoutSale, recordExternalRefund } from '../purchases/index.js';
+import { allocateSales, reverseRefund } from '../ledger/index.js';
+import { type CheckoutSale, recordCheckoutRefund, recordCheckoutSales, recordExternalRefund } from '../purchases/index.js';
 import * as repo from './checkout.repo.js';
 
 // How a sale becomes money and licences, whoever collected it: Patchbay's managed checkout or a
@@ -34,39 +34,74 @@ export type BookedSale = { outcome: 'recorded' | 'replayed'; items: Array<{ orde
  * the seller's fees stay with the seller: the contract's section 4.8) for a connected store.
  */
 export async function bookSale(tx: Tx, scope: Scope, sale: SaleToBook, context: BookingContext): Promise<BookedSale> {
-  const source = sale.source ?? { channel: 'managed_checkout', provider: 'patchbay_checkout' };
-  const order = { workspaceId: scope.workspaceId, channel: source.channel, provider: source.provider, orderId: sale.orderId };
-  await repo.lockCheckoutOrder(tx, order);
-  const already = await repo.checkoutOrderItems(tx, order);
-  if (already.length > 0) {
-    context.log.warn({ orderId: sale.orderId, provider: source.provider }, 'a sale for an order already recorded; nothing booked again');
-    return { outcome: 'replayed', items: already };
+  return (await bookSales(tx, scope, [sale], context))[0]!;
+}
+
+/**
+ * `bookSale` for several sales of one workspace and one source in one transaction, with the
+ * statements of one sale: the orders are locked together (in key order, so concurrent bookings
+ * cannot deadlock), then the new ones are recorded and allocated together. Answers each sale's
+ * booking by position; a sale of an order booked before, or earlier in the same call, is `replayed`.
+ */
+export async function bookSales(tx: Tx, scope: Scope, sales: SaleToBook[], context: BookingContext): Promise<BookedSale[]> {
+  if (sales.length === 0) return [];
+  const source = sales[0]!.source ?? { channel: 'managed_checkout', provider: 'patchbay_checkout' };
+  if (sales.some((s) => (s.source?.channel ?? 'managed_checkout') !== source.channel || (s.source?.provider ?? 'patchbay_checkout') !== source.provider)) {
+    throw new Error('bookSales books the sales of one source at a time');
   }
+  const orderOf = (sale: SaleToBook) => ({ workspaceId: scope.workspaceId, channel: source.channel, provider: source.provider, orderId: sale.orderId });
+  await repo.lockCheckoutOrders(tx, sales.map(orderOf));
+  const already = await repo.checkoutOrdersItems(tx, sales.map(orderOf));
+  const fresh: SaleToBook[] = [];
+  const firstOf = new Map<string, number>();
+  sales.forEach((sale, i) => {
+    if (already.has(sale.orderId)) {
+      context.log.warn({ orderId: sale.orderId, provider: source.provider }, 'a sale for an order already recorded; nothing booked again');
+    } else if (!firstOf.has(sale.orderId)) {
+      firstOf.set(sale.orderId, i);
+      fresh.push(sale);
+    }
+  });
   // A referral context counts only when this service signed it, for this workspace.
-  let referral: { agreementId: number; visitedAt: Date } | null = null;
-  if (sale.referral) {
-    const ctx = context.verifyReferral(sale.referral);
-    if (ctx && ctx.workspaceId === scope.workspaceId) referral = { agreementId: ctx.agreementId, visitedAt: ctx.visitedAt };
-    else context.log.warn({ orderId: sale.orderId, provider: source.provider }, 'a sale carries a referral context that does not verify; no attribution');
+  const referralOf = new Map<SaleToBook, { agreementId: number; visitedAt: Date } | null>();
+  for (const sale of fresh) {
+    let referral: { agreementId: number; visitedAt: Date } | null = null;
+    if (sale.referral) {
+      const ctx = context.verifyReferral(sale.referral);
+      if (ctx && ctx.workspaceId === scope.workspaceId) referral = { agreementId: ctx.agreementId, visitedAt: ctx.visitedAt };
+      else context.log.warn({ orderId: sale.orderId, provider: source.provider }, 'a sale carries a referral context that does not verify; no attribution');
+    }
+    referralOf.set(sale, referral);
   }
-  await context.beforeRecording?.();
-  const items = await recordCheckoutSale(tx, scope, sale);
+  if (fresh.length > 0) await context.beforeRecording?.();
+  const recorded = await recordCheckoutSales(tx, scope, fresh);
   const external = source.channel === 'external_store';
-  for (const item of items) {
-    await allocateSale(tx, scope.workspaceId, {
-      orderItemId: item.itemId,
-      productId: item.productId,
-      currency: sale.currency,
-      subtotal: BigInt(item.subtotalCents),
-      discount: BigInt(item.discountCents),
-      basis: external ? 'external' : 'managed',
-      // An external collection's fees are the seller's and unknown here: the estimate is of the whole sale.
-      ...(external ? { platformFee: 0n, processingFee: 0n } : {}),
-      soldAt: sale.purchasedAt,
-      referral,
-    });
-  }
-  return { outcome: 'recorded', items: items.map((i) => ({ orderItemId: i.itemId, productId: i.productId })) };
+  await allocateSales(
+    tx,
+    scope.workspaceId,
+    fresh.flatMap((sale, i) =>
+      recorded[i]!.map((item) => ({
+        orderItemId: item.itemId,
+        productId: item.productId,
+        currency: sale.currency,
+        subtotal: BigInt(item.subtotalCents),
+        discount: BigInt(item.discountCents),
+        basis: external ? ('external' as const) : ('managed' as const),
+        // An external collection's fees are the seller's and unknown here: the estimate is of the whole sale.
+        ...(external ? { platformFee: 0n, processingFee: 0n } : {}),
+        soldAt: sale.purchasedAt,
+        referral: referralOf.get(sale)!,
+      })),
+    ),
+  );
+  const itemsOfFresh = new Map(fresh.map((sale, i) => [sale.orderId, recorded[i]!.map((item) => ({ orderItemId: item.itemId, productId: item.productId }))]));
+  return sales.map((sale, i): BookedSale => {
+    const before = already.get(sale.orderId);
+    if (before) return { outcome: 'replayed', items: before };
+    const items = itemsOfFresh.get(sale.orderId)!;
+    if (firstOf.get(sale.orderId) !== i) context.log.warn({ orderId: sale.orderId, provider: source.provider }, 'a sale for an order already recorded; nothing booked again');
+    return { outcome: firstOf.get(sale.orderId) === i ? 'recorded' : 'replayed', items };
+  });
 }
 
 /** A managed-checkout refund of one product of an order (this refund's amount), with its partner reversal. */

@@ -34,11 +34,13 @@ export interface CheckoutOrderKey {
   orderId: string;
 }
 
+// The managed checkout's key is unchanged, so instances of the previous release serialise with this one.
+const orderLockKey = (order: CheckoutOrderKey) =>
+  order.channel === 'managed_checkout' ? `${order.workspaceId}:${order.orderId}` : `${order.workspaceId}:${order.provider}:${order.orderId}`;
+
 /** Serialises the events that name one checkout order (until the transaction ends). */
 export async function lockCheckoutOrder(tx: Tx, order: CheckoutOrderKey): Promise<void> {
-  // The managed checkout's key is unchanged, so instances of the previous release serialise with this one.
-  const key = order.channel === 'managed_checkout' ? `${order.workspaceId}:${order.orderId}` : `${order.workspaceId}:${order.provider}:${order.orderId}`;
-  await sql`select pg_advisory_xact_lock(hashtext('checkout-order'), hashtext(${key}))`.execute(tx);
+  await sql`select pg_advisory_xact_lock(hashtext('checkout-order'), hashtext(${orderLockKey(order)}))`.execute(tx);
 }
 
 /** The order items a checkout order already became (none: it was not recorded yet). */
@@ -52,4 +54,63 @@ export async function checkoutOrderItems(db: Executor, order: CheckoutOrderKey):
   if (order.channel === 'external_store') query = query.where('provider', '=', order.provider);
   const rows = await query.orderBy('id').execute();
   return rows.map((r) => ({ orderItemId: r.id, productId: r.product_id }));
+}
+
+/** `lockCheckoutOrder` for several orders of one workspace and source, in key order (so concurrent lockers cannot deadlock). */
+export async function lockCheckoutOrders(tx: Tx, orders: CheckoutOrderKey[]): Promise<void> {
+  const keys = [...new Set(orders.map(orderLockKey))].sort();
+  if (keys.length === 1) {
+    await sql`select pg_advisory_xact_lock(hashtext('checkout-order'), hashtext(${keys[0]!}))`.execute(tx);
+    return;
+  }
+  // unnest keeps the array's order, so the locks are taken in key order.
+  await sql`select count(pg_advisory_xact_lock(hashtext('checkout-order'), hashtext(k))) from unnest(${keys}::text[]) as k`.execute(tx);
+}
+
+/** `checkoutOrderItems` for several orders of one workspace and source, in one statement: order id → its items (recorded orders only). */
+export async function checkoutOrdersItems(db: Executor, orders: CheckoutOrderKey[]): Promise<Map<string, Array<{ orderItemId: number; productId: number }>>> {
+  const out = new Map<string, Array<{ orderItemId: number; productId: number }>>();
+  if (orders.length === 0) return out;
+  const first = orders[0]!;
+  let query = db
+    .selectFrom('order_items')
+    .select(['id', 'product_id', 'external_reference'])
+    .where('workspace_id', '=', first.workspaceId)
+    .where('channel', '=', first.channel)
+    .where('external_reference', 'in', [...new Set(orders.map((o) => o.orderId))]);
+  if (first.channel === 'external_store') query = query.where('provider', '=', first.provider);
+  for (const r of await query.orderBy('id').execute()) {
+    const key = r.external_reference!;
+    out.set(key, [...(out.get(key) ?? []), { orderItemId: r.id, productId: r.product_id }]);
+  }
+  return out;
+}
+
+/** `recordEvent` for several events in one statement: the ids recorded now (an id taken before, or meanwhile, is not). */
+export async function recordEvents(
+  tx: Tx,
+  events: Array<{ id: string; type: string; workspaceId: number | null; outcome: 'recorded' | 'ignored'; digest: Buffer }>,
+): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const fresh = await sql<{ id: string }>`
+    insert into checkout_events (id, type, workspace_id, outcome, body_digest)
+    select x.id, x.type, x.workspace_id, x.outcome, x.body_digest
+    from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.workspaceId)}::int[],
+                ${events.map((e) => e.outcome)}::text[], ${events.map((e) => e.digest)}::bytea[]) as x(id, type, workspace_id, outcome, body_digest)
+    on conflict (id) do nothing returning id`.execute(tx);
+  return new Set(fresh.rows.map((r) => r.id));
+}
+
+/** Which of these event ids are recorded already. */
+export async function usedEventIds(db: Executor, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const used = await sql<{ id: string }>`select id from checkout_events where id = any(${ids}::text[])`.execute(db);
+  return new Set(used.rows.map((r) => r.id));
+}
+
+/** Which of these workspaces exist. */
+export async function existingWorkspaces(db: Executor, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('workspaces').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
 }

@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import pLimit from 'p-limit';
 import { defineRoute } from '../../platform/auth/define-route.js';
 import { AppError, CommonErrors } from '../../platform/http/errors.js';
 import { invalidUtf8 } from '../../platform/http/json-body.js';
@@ -11,9 +10,9 @@ import type { CheckoutEvents } from './checkout.service.js';
 import { SIGNATURE_HEADER, verifyCheckoutSignature } from './checkout.signature.js';
 
 /**
- * The webhook's own bound, per instance: events booked at once, and how many more may wait for a
- * turn. Bookings of one workspace serialise on its rows anyway; more at once would only take the
- * database pool from the licensing runtime.
+ * The webhook's own bound, per instance: events booked at once on their own (sales go in group
+ * bookings, one at a time, up to 64 sales each), and how many more may wait for a turn. More at
+ * once would only take the database pool from the licensing runtime.
  */
 export interface CheckoutEventBound {
   concurrency: number;
@@ -61,7 +60,6 @@ export function registerSignedBodyParser(app: FastifyInstance, secrets: readonly
  * contract). Registered only when CHECKOUT_WEBHOOK_SECRET is set, beside registerSignedBodyParser.
  */
 export const checkoutRoutes = ({ events, signedAt, bound }: { events: CheckoutEvents; signedAt: SignedAt; bound: CheckoutEventBound }) => {
-  const booking = pLimit(bound.concurrency);
   return [
     defineRoute({
       method: 'POST',
@@ -78,18 +76,18 @@ export const checkoutRoutes = ({ events, signedAt, bound }: { events: CheckoutEv
           'Idempotent by event `id`: the same event again answers `replayed`; another body under a used id is 409 `CHECKOUT_EVENT_ID_REUSED`. ' +
           '`created` must lie between 30 days before and 5 minutes after the signature time (400 `CHECKOUT_EVENT_TIME_OUT_OF_RANGE`). ' +
           'A sale\'s `currency` must be a current ISO 4217 code (400 `CHECKOUT_CURRENCY_UNKNOWN`) and each product\'s currency (422 `CHECKOUT_CURRENCY_MISMATCH`: there is no conversion rule). ' +
-          `Not counted in the per-address cap of public routes: each instance books at most ${bound.concurrency} events at once and lets ${bound.waiting} more wait; beyond that 429 \`RATE_LIMITED\` with Retry-After. Bodies up to ${BODY_LIMIT / 1024} KiB (413), sent within the body timeout (408).`,
+          `Not counted in the per-address cap of public routes: each instance books sales in groups (those that arrive while a group is booked go together in the next) and other events at most ${bound.concurrency} at once, and admits ${bound.concurrency + bound.waiting} unanswered events in all; beyond that 429 \`RATE_LIMITED\` with Retry-After. Bodies up to ${BODY_LIMIT / 1024} KiB (413), sent within the body timeout (408).`,
         headers: SignatureHeaders,
         body: CheckoutEventBody,
         response: { 200: CheckoutEventAnswer, ...errorResponses(400, 404, 408, 409, 413, 415, 422, 429, 503) },
       },
       handler: async ({ request }) => {
-        if (booking.activeCount + booking.pendingCount >= bound.concurrency + bound.waiting) {
-          throw new AppError(CommonErrors.RATE_LIMITED, `This instance is booking ${bound.concurrency} checkout events with ${bound.waiting} waiting; retry after Retry-After`, {
+        if (events.inFlight >= bound.concurrency + bound.waiting) {
+          throw new AppError(CommonErrors.RATE_LIMITED, `This instance has ${bound.concurrency + bound.waiting} checkout events in hand; retry after Retry-After`, {
             headers: { 'retry-after': '1' },
           });
         }
-        return booking(() => events.handle(request.body, signedAt.get(request)!));
+        return events.handle(request.body, signedAt.get(request)!);
       },
     }),
   ];

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'safe-stable-stringify';
 import type { FastifyBaseLogger } from 'fastify';
-import { operatorScope } from '../../platform/auth/scope.js';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { operatorScope, type Scope } from '../../platform/auth/scope.js';
+import { Batcher } from '../../platform/db/batcher.js';
 import type { Db } from '../../platform/db/database.js';
 import { inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { AppError, CommonErrors, type FieldError, notFound } from '../../platform/http/errors.js';
 import { jsonValidator } from '../../platform/http/validation.js';
 import { isIsoCurrency } from '../../platform/money/currencies.js';
-import { getVisibleProductOrThrow } from '../products/index.js';
-import { bookCheckoutRefund, bookSale, type ReferralVerifier } from './checkout.booking.js';
+import { getVisibleProductOrThrow, visibleProducts } from '../products/index.js';
+import { bookCheckoutRefund, bookSale, bookSales, type ReferralVerifier, type SaleToBook } from './checkout.booking.js';
 import { CheckoutErrors } from './checkout.errors.js';
 import * as repo from './checkout.repo.js';
 import { RefundCreatedData, SaleCapturedData, type CheckoutEventAnswer, type CheckoutEventBody } from './checkout.schemas.js';
@@ -29,14 +31,29 @@ export const EVENT_MAX_AGE_SECONDS = 30 * 86_400;
 /** How far `created` may lie after it: the checkout's event and signing clocks may be different machines. */
 export const EVENT_MAX_LEAD_SECONDS = 300;
 
+const eventTimeInRange = (created: number, signedAt: number) => created >= signedAt - EVENT_MAX_AGE_SECONDS && created <= signedAt + EVENT_MAX_LEAD_SECONDS;
+
 /** An event happens before it is signed (give or take the clock skew), and not long before. */
 function checkEventTime(created: number, signedAt: number): void {
-  if (created >= signedAt - EVENT_MAX_AGE_SECONDS && created <= signedAt + EVENT_MAX_LEAD_SECONDS) return;
+  if (eventTimeInRange(created, signedAt)) return;
   throw new AppError(
     CheckoutErrors.CHECKOUT_EVENT_TIME_OUT_OF_RANGE,
     `created (${created}) must lie between 30 days before and 5 minutes after the signature time (${signedAt})`,
     { errors: [{ path: 'body/created', message: 'is too far from the signature time' }] },
   );
+}
+
+/** What is wrong with a sale on its face (no database needed), or null. */
+function saleRefusal(data: SaleCapturedData): AppError | null {
+  const errors = data.items.flatMap((item, i) => (item.discount_cents > item.subtotal_cents ? [{ path: `body/data/items/${i}/discount_cents`, message: 'must not exceed subtotal_cents' }] : []));
+  const ids = new Set(data.items.map((i) => i.product_id));
+  if (ids.size !== data.items.length) errors.push({ path: 'body/data/items', message: 'names a product twice' });
+  if (data.items.reduce((s, i) => s + i.subtotal_cents - i.discount_cents, 0) > 2147483647) errors.push({ path: 'body/data/items', message: 'the order total is too large' });
+  if (errors.length > 0) return new AppError(CommonErrors.VALIDATION_FAILED, 'The sale is invalid', { errors });
+  if (!isIsoCurrency(data.currency)) {
+    return new AppError(CheckoutErrors.CHECKOUT_CURRENCY_UNKNOWN, `${data.currency} is not a current ISO 4217 currency code`, { errors: [{ path: 'body/data/currency', message: 'is not a current ISO 4217 code' }] });
+  }
+  return null;
 }
 
 /**
@@ -53,24 +70,74 @@ async function checkProductCurrencies(tx: Tx, scope: ReturnType<typeof operatorS
   if (errors.length > 0) throw new AppError(CheckoutErrors.CHECKOUT_CURRENCY_MISMATCH, 'The sale is not in its products’ currency; there is no conversion rule', { errors });
 }
 
+/** A sale waiting for the next group booking. */
+interface QueuedSale {
+  event: CheckoutEventBody;
+  data: SaleCapturedData;
+  digest: Buffer;
+  signedAt: number;
+}
+
+/** What the group booking made of a sale: its answer, or that it goes the one-event path (anything out of the ordinary). */
+type GroupResult = { answer: CheckoutEventAnswer } | { alone: true };
+const ALONE: GroupResult = { alone: true };
+
+/** How many sales one group booking takes at most (each has at most 100 items). */
+export const MAX_SALES_PER_BOOKING = 64;
+/** Group bookings at once per instance: one is prepared and sent while the database works on the other. */
+export const GROUP_BOOKING_LANES = 2;
+
 /**
- * Sales and refunds reported by the managed checkout. Each event is one transaction: its id is
- * recorded with a digest of its content, so a replay (same id, same content) changes nothing,
- * another event under a used id is refused, and an event that fails records nothing.
+ * Sales and refunds reported by the managed checkout. An event's id is recorded with a digest of
+ * its content in the transaction that books it, so a replay (same id, same content) changes
+ * nothing, another event under a used id is refused, and an event that fails records nothing.
+ *
+ * Sales that arrive while a booking runs are booked together in the next one (a group commit: one
+ * transaction, the statements of one sale, no timer and no added wait): every sale of the group
+ * is checked first, and only sales with nothing out of the ordinary are booked together — a known
+ * event id, a time out of range, an unknown workspace or product, a currency mismatch, the same
+ * order twice all take the one-event path below, which answers them as it always has. A group
+ * that fails as a whole (a lock timeout, a collision) commits nothing, and each of its sales is
+ * then booked alone. Either way an event is answered only once its sale is booked.
  */
 export class CheckoutEvents {
+  private readonly groups: Batcher<QueuedSale, GroupResult>;
+  private readonly alone: LimitFunction;
+
   constructor(
     private readonly db: Db,
     private readonly verifyReferral: ReferralVerifier,
     private readonly log: FastifyBaseLogger,
-  ) {}
+    /** One-event bookings at once (refunds, other types, sales out of the ordinary). */
+    concurrency = 4,
+  ) {
+    this.groups = new Batcher((sales) => this.bookGroup(sales), MAX_SALES_PER_BOOKING, GROUP_BOOKING_LANES);
+    this.alone = pLimit(concurrency);
+  }
+
+  /** Events admitted and not answered yet: waiting for a group or a turn, or being booked. */
+  get inFlight(): number {
+    return this.groups.pending + this.alone.activeCount + this.alone.pendingCount;
+  }
 
   /** `signedAt`: the signature's `t` (Unix seconds), which bounds the event's own time. */
   async handle(event: CheckoutEventBody, signedAt: number): Promise<CheckoutEventAnswer> {
+    if (event.type === 'sale.captured') {
+      const data = checked(checkSale(event.data));
+      const result = await this.groups.add({ event, data, digest: digestOf(event), signedAt }).catch((error: unknown) => {
+        this.log.warn({ err: error, eventId: event.id }, 'a group booking of checkout sales failed; each of its sales is booked alone');
+        return ALONE;
+      });
+      if ('answer' in result) return result.answer;
+    }
+    return this.alone(() => this.handleAlone(event, signedAt));
+  }
+
+  /** One event in its own transaction: the path every event can take, and the one that answers each refusal. */
+  private async handleAlone(event: CheckoutEventBody, signedAt: number): Promise<CheckoutEventAnswer> {
     const known = event.type === 'sale.captured' || event.type === 'refund.created';
     const data = event.type === 'sale.captured' ? checked(checkSale(event.data)) : event.type === 'refund.created' ? checked(checkRefund(event.data)) : null;
-    // Of the content, not the bytes: the same event serialised with other spacing or key order is a replay.
-    const digest = createHash('sha256').update(stableStringify(event)).digest();
+    const digest = digestOf(event);
     return inTransaction(this.db, async (tx) => {
       const workspaceId = data?.workspace_id ?? null;
       const fresh = await repo.recordEvent(tx, { id: event.id, type: event.type, workspaceId, outcome: known ? 'recorded' : 'ignored', digest });
@@ -91,6 +158,65 @@ export class CheckoutEvents {
     });
   }
 
+  /**
+   * Books the sales of a group that have nothing out of the ordinary, together, in one
+   * transaction; the others are answered `ALONE`. The checks are the one-event path's, read for
+   * the whole group at once.
+   */
+  private async bookGroup(sales: QueuedSale[]): Promise<GroupResult[]> {
+    const results: GroupResult[] = sales.map(() => ALONE);
+    const ids = new Set<string>();
+    const candidates = sales.filter((q) => {
+      // The same id twice in a group: the first is booked here, the rest answer as replays (or 409) on their own.
+      if (ids.has(q.event.id)) return false;
+      ids.add(q.event.id);
+      return eventTimeInRange(q.event.created, q.signedAt) && saleRefusal(q.data) === null;
+    });
+    if (candidates.length === 0) return results;
+    await inTransaction(this.db, async (tx) => {
+      const used = await repo.usedEventIds(tx, candidates.map((q) => q.event.id));
+      const workspaces = await repo.existingWorkspaces(tx, [...new Set(candidates.map((q) => q.data.workspace_id))]);
+      const byWorkspace = new Map<number, QueuedSale[]>();
+      for (const q of candidates) {
+        if (used.has(q.event.id) || !workspaces.has(q.data.workspace_id)) continue;
+        byWorkspace.set(q.data.workspace_id, [...(byWorkspace.get(q.data.workspace_id) ?? []), q]);
+      }
+      const booking: Array<{ scope: Scope; sales: QueuedSale[] }> = [];
+      for (const [workspaceId, queued] of byWorkspace) {
+        const scope = operatorScope(workspaceId, 0);
+        const products = await visibleProducts(tx, scope, queued.flatMap((q) => q.data.items.map((i) => i.product_id)));
+        const orders = new Set<string>();
+        const ordinary = queued.filter((q) => {
+          const currency = q.data.currency.toLowerCase();
+          const priced = q.data.items.every((i) => products.get(i.product_id)?.currency.trim().toLowerCase() === currency);
+          // The same order twice in a group: the second is answered as a replay on its own, once the first is booked.
+          if (!priced || orders.has(q.data.order_id)) return false;
+          orders.add(q.data.order_id);
+          return true;
+        });
+        if (ordinary.length > 0) booking.push({ scope, sales: ordinary });
+      }
+      const recorded = await repo.recordEvents(
+        tx,
+        booking.flatMap((b) => b.sales.map((q) => ({ id: q.event.id, type: q.event.type, workspaceId: q.data.workspace_id, outcome: 'recorded' as const, digest: q.digest }))),
+      );
+      for (const { scope, sales: queued } of booking) {
+        // An id another instance recorded meanwhile is not booked here: the one-event path answers it.
+        const mine = queued.filter((q) => recorded.has(q.event.id));
+        const booked = await bookSales(
+          tx,
+          scope,
+          mine.map((q) => toSale(q.data, new Date(q.event.created * 1000))),
+          { verifyReferral: this.verifyReferral, log: this.log },
+        );
+        mine.forEach((q, i) => {
+          results[sales.indexOf(q)] = { answer: { received: true, id: q.event.id, outcome: booked[i]!.outcome, order_item_ids: booked[i]!.items.map((item) => item.orderItemId) } };
+        });
+      }
+    });
+    return results;
+  }
+
   /** The id is taken: the same event again is a replay; another event under that id is refused. */
   private async replay(tx: Tx, eventId: string, digest: Buffer): Promise<CheckoutEventAnswer> {
     const known = await repo.storedDigest(tx, eventId);
@@ -103,29 +229,26 @@ export class CheckoutEvents {
   }
 
   private async sale(tx: Tx, eventId: string, scope: ReturnType<typeof operatorScope>, data: SaleCapturedData, at: Date): Promise<CheckoutEventAnswer> {
-    const errors = data.items.flatMap((item, i) => (item.discount_cents > item.subtotal_cents ? [{ path: `body/data/items/${i}/discount_cents`, message: 'must not exceed subtotal_cents' }] : []));
-    const ids = new Set(data.items.map((i) => i.product_id));
-    if (ids.size !== data.items.length) errors.push({ path: 'body/data/items', message: 'names a product twice' });
-    if (data.items.reduce((s, i) => s + i.subtotal_cents - i.discount_cents, 0) > 2147483647) errors.push({ path: 'body/data/items', message: 'the order total is too large' });
-    if (errors.length > 0) throw new AppError(CommonErrors.VALIDATION_FAILED, 'The sale is invalid', { errors });
-    if (!isIsoCurrency(data.currency)) {
-      throw new AppError(CheckoutErrors.CHECKOUT_CURRENCY_UNKNOWN, `${data.currency} is not a current ISO 4217 currency code`, { errors: [{ path: 'body/data/currency', message: 'is not a current ISO 4217 code' }] });
-    }
-    const currency = data.currency.toLowerCase();
+    const refusal = saleRefusal(data);
+    if (refusal) throw refusal;
+    const sale = toSale(data, at);
     // One recording per checkout order, however many events name it.
-    const booked = await bookSale(
-      tx,
-      scope,
-      {
-        orderId: data.order_id,
-        currency,
-        customer: { email: data.customer.email, name: data.customer.name ?? null },
-        items: data.items.map((i) => ({ productId: i.product_id, subtotalCents: i.subtotal_cents, discountCents: i.discount_cents })),
-        purchasedAt: at,
-        referral: data.referral ?? null,
-      },
-      { verifyReferral: this.verifyReferral, log: this.log, beforeRecording: () => checkProductCurrencies(tx, scope, data, currency) },
-    );
+    const booked = await bookSale(tx, scope, sale, { verifyReferral: this.verifyReferral, log: this.log, beforeRecording: () => checkProductCurrencies(tx, scope, data, sale.currency) });
     return { received: true, id: eventId, outcome: booked.outcome, order_item_ids: booked.items.map((i) => i.orderItemId) };
   }
+}
+
+/** Of the content, not the bytes: the same event serialised with other spacing or key order is a replay. */
+const digestOf = (event: CheckoutEventBody) => createHash('sha256').update(stableStringify(event)).digest();
+
+/** A checked sale event as the booking takes it: the sale happened at the event's `created`. */
+function toSale(data: SaleCapturedData, at: Date): SaleToBook {
+  return {
+    orderId: data.order_id,
+    currency: data.currency.toLowerCase(),
+    customer: { email: data.customer.email, name: data.customer.name ?? null },
+    items: data.items.map((i) => ({ productId: i.product_id, subtotalCents: i.subtotal_cents, discountCents: i.discount_cents })),
+    purchasedAt: at,
+    referral: data.referral ?? null,
+  };
 }

@@ -26,6 +26,6 @@ export async function register(app: FastifyInstance, { db, secrets, verifyReferr
   await app.register(async (scoped) => {
     const signedAt: SignedAt = new WeakMap();
     registerSignedBodyParser(scoped, secrets, signedAt);
-    registerRoutes(scoped, checkoutRoutes({ events: new CheckoutEvents(db, verifyReferral, app.log), signedAt, bound }));
+    registerRoutes(scoped, checkoutRoutes({ events: new CheckoutEvents(db, verifyReferral, app.log, bound.concurrency), signedAt, bound }));
   });
 }

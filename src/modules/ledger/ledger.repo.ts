@@ -88,6 +88,35 @@ export async function agreementsForSale(db: Executor, workspaceId: number, produ
   return result.rows;
 }
 
+/** One sale's part in `lockAgreementsForSales`: its product, the affiliate its referral named, its time. */
+export interface SaleAgreementKey {
+  productId: number;
+  affiliateId: number | null;
+  at: Date;
+}
+
+/**
+ * `lockAgreementsForSale` for several sales at once: per sale (by position), the accepted
+ * agreements that share in it, by the same rules. All are locked in one statement, in id order.
+ */
+export async function lockAgreementsForSales(tx: Tx, workspaceId: number, sales: SaleAgreementKey[]): Promise<AgreementForMoney[][]> {
+  const out: AgreementForMoney[][] = sales.map(() => []);
+  if (sales.length === 0) return out;
+  const result = await sql<AgreementForMoney & { sale: number }>`
+    select x.sale::int as sale, a.id, a.kind, a.status, a.recipient_id, t.rate_bps, tp.rate_bps as product_rate_bps, t.include_reseller_sales, t.attribution_window_days,
+           ${liveExpression} as live
+    from unnest(${sales.map((s) => s.productId)}::int[], ${sales.map((s) => s.affiliateId ?? 0)}::int[], ${sales.map((s) => s.at)}::timestamptz[])
+           with ordinality as x(product_id, affiliate_id, at, sale)
+    join partner_agreements a on a.workspace_id = ${workspaceId} and a.status in ('accepted', 'active', 'paused')
+    join partner_terms t on t.agreement_id = a.id and t.version = a.accepted_terms_version and t.effective_from <= x.at
+    left join partner_term_products tp on tp.agreement_id = a.id and tp.version = t.version and tp.product_id = x.product_id
+    where (a.kind = 'collaborator' and tp.product_id is not null) or (a.kind = 'affiliate' and a.id = x.affiliate_id)
+    order by a.id, x.sale
+    for update of a`.execute(tx);
+  for (const { sale, ...agreement } of result.rows) out[sale - 1]!.push(agreement);
+  return out;
+}
+
 export async function findAgreementForPreview(db: Executor, workspaceId: number, agreementId: number) {
   return db.selectFrom('partner_agreements').select(['id', 'kind', 'status']).where('workspace_id', '=', workspaceId).where('id', '=', agreementId).executeTakeFirst();
 }
@@ -118,6 +147,31 @@ export async function partnerBuckets(db: Executor, agreementId: number, currency
   }
   return out;
 }
+
+/** `partnerBuckets` of several agreements in one currency each, in one statement: agreement id → buckets. */
+export async function partnerBucketsOf(db: Executor, keys: Array<{ agreementId: number; currency: string }>): Promise<Map<string, PartnerBuckets>> {
+  const out = new Map<string, PartnerBuckets>();
+  if (keys.length === 0) return out;
+  const result = await sql<{ agreement_id: number; currency: string; account: string; total: string }>`
+    select e.agreement_id, e.currency, e.account, sum(e.amount)::text as total
+    from unnest(${keys.map((k) => k.agreementId)}::int[], ${keys.map((k) => k.currency)}::text[]) as k(agreement_id, currency)
+    join ledger_entries e on e.agreement_id = k.agreement_id and e.currency = k.currency
+    where e.account in ('partner_pending', 'partner_payable', 'partner_recovery')
+    group by e.agreement_id, e.currency, e.account`.execute(db);
+  for (const r of result.rows) {
+    const key = bucketKey(r.agreement_id, r.currency.trim());
+    const b = out.get(key) ?? { pending: 0n, payable: 0n, recovery: 0n };
+    const total = BigInt(r.total);
+    if (r.account === 'partner_pending') b.pending = total;
+    else if (r.account === 'partner_payable') b.payable = total;
+    else b.recovery = -total;
+    out.set(key, b);
+  }
+  return out;
+}
+
+/** The key of `partnerBucketsOf`'s answer. */
+export const bucketKey = (agreementId: number, currency: string) => `${agreementId}:${currency}`;
 
 export interface NewAllocation {
   orderItemId: number;
@@ -151,6 +205,61 @@ export async function insertAllocation(tx: Tx, workspaceId: number, a: NewAlloca
     )
     select id from a`.execute(tx);
   return result.rows[0]?.id ?? null;
+}
+
+/**
+ * `insertAllocation` for several items in one statement: the allocations and their parts; items
+ * that already have an allocation are skipped. Answers order item id → the new allocation's id.
+ */
+export async function insertAllocations(tx: Tx, workspaceId: number, allocations: NewAllocation[]): Promise<Map<number, number>> {
+  if (allocations.length === 0) return new Map();
+  const col = <T>(f: (a: NewAllocation) => T) => allocations.map(f);
+  const parts = allocations.flatMap((a) => a.parts.map((p, position) => ({ orderItemId: a.orderItemId, position, ...p })));
+  const pcol = <T>(f: (p: (typeof parts)[number]) => T) => parts.map(f);
+  const result = await sql<{ id: number; order_item_id: number }>`
+    with a as (
+      insert into partner_allocations (workspace_id, order_item_id, product_id, currency, basis, proceeds, platform_fee, processing_fee, referral_agreement_id, referral_visited_at)
+      select ${workspaceId}, x.order_item_id, x.product_id, x.currency, x.basis, x.proceeds, x.platform_fee, x.processing_fee, x.referral_agreement_id, x.referral_visited_at
+      from unnest(${col((a) => a.orderItemId)}::int[], ${col((a) => a.productId)}::int[], ${col((a) => a.currency)}::text[], ${col((a) => a.basis)}::text[],
+                  ${col((a) => a.proceeds.toString())}::bigint[], ${col((a) => a.platformFee.toString())}::bigint[], ${col((a) => a.processingFee.toString())}::bigint[],
+                  ${col((a) => a.referralAgreementId)}::int[], ${col((a) => a.referralVisitedAt)}::timestamptz[])
+        as x(order_item_id, product_id, currency, basis, proceeds, platform_fee, processing_fee, referral_agreement_id, referral_visited_at)
+      on conflict (workspace_id, order_item_id) do nothing
+      returning id, order_item_id
+    ), p as (
+      insert into partner_allocation_parts (allocation_id, workspace_id, position, party, agreement_id, rate_bps, amount)
+      select a.id, ${workspaceId}, y.position, y.party, y.agreement_id, y.rate_bps, y.amount
+      from unnest(${pcol((p) => p.orderItemId)}::int[], ${pcol((p) => p.position)}::int[], ${pcol((p) => p.party)}::text[], ${pcol((p) => p.agreementId)}::int[],
+                  ${pcol((p) => p.rateBps)}::int[], ${pcol((p) => p.amount.toString())}::bigint[])
+        as y(order_item_id, position, party, agreement_id, rate_bps, amount)
+      join a on a.order_item_id = y.order_item_id
+    )
+    select id, order_item_id from a`.execute(tx);
+  return new Map(result.rows.map((r) => [r.order_item_id, r.id]));
+}
+
+/**
+ * `insertTransaction` for several sale allocations in one statement: one ledger transaction of
+ * kind `sale` per allocation, with its non-zero entries (an allocation without any is skipped).
+ */
+export async function insertSaleTransactions(tx: Tx, workspaceId: number, transactions: Array<{ allocationId: number; entries: Entry[] }>): Promise<void> {
+  const kept = transactions.map((t) => ({ allocationId: t.allocationId, entries: t.entries.filter((e) => e.amount !== 0n) })).filter((t) => t.entries.length > 0);
+  if (kept.length === 0) return;
+  const rows = kept.flatMap((t) => t.entries.map((e) => ({ allocationId: t.allocationId, ...e })));
+  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+  await sql`
+    with t as (
+      insert into ledger_transactions (workspace_id, kind, allocation_id, agreement_id, transfer_id)
+      select ${workspaceId}, 'sale', x.allocation_id, null, null from unnest(${kept.map((t) => t.allocationId)}::bigint[]) with ordinality as x(allocation_id, n)
+      order by x.n
+      returning id, allocation_id
+    )
+    insert into ledger_entries (transaction_id, workspace_id, account, agreement_id, recipient_id, currency, amount)
+    select t.id, ${workspaceId}, y.account, y.agreement_id, y.recipient_id, y.currency, y.amount
+    from unnest(${col((r) => r.allocationId)}::bigint[], ${col((r) => r.account)}::text[], ${col((r) => r.agreementId)}::int[], ${col((r) => r.recipientId)}::int[],
+                ${col((r) => r.currency)}::text[], ${col((r) => r.amount.toString())}::bigint[]) with ordinality as y(allocation_id, account, agreement_id, recipient_id, currency, amount, n)
+    join t on t.allocation_id = y.allocation_id
+    order by y.n`.execute(tx);
 }
 
 export interface AllocationForRefund {

@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/database.js';
 import { inTransaction, type Tx } from '../../platform/db/transaction.js';
 import { withinAttributionWindow } from '../referrals/index.js';
 import * as repo from './ledger.repo.js';
-import { creditMoves, debitMoves, reversalStep, splitSale, type Basis, type PartnerBuckets, type SplitAgreement } from './split.js';
+import { applyMoves, creditMoves, debitMoves, reversalStep, splitSale, type Basis, type PartnerBuckets, type SplitAgreement } from './split.js';
 
 /**
  * The partner ledger's writes. Callers hand in their transaction, so a sale and its allocation
@@ -31,63 +31,102 @@ export interface SaleToAllocate {
 
 /** Saves a sale's split and books it; once per item (a repeat changes nothing). Returns the allocation id. */
 export async function allocateSale(tx: Tx, workspaceId: number, sale: SaleToAllocate): Promise<number | null> {
-  const agreements = await repo.lockAgreementsForSale(tx, workspaceId, sale.productId, sale.referral?.agreementId ?? null, sale.soldAt);
-  const applies = (a: repo.AgreementForMoney) => {
-    if (sale.basis === 'external' && !a.include_reseller_sales) return false;
-    if (a.kind === 'collaborator') return true;
-    // A click is not proof of a sale: only a sale within the attribution window of the visit counts.
-    return withinAttributionWindow(sale.referral!, sale.soldAt, a.attribution_window_days);
-  };
-  const sharing = agreements.filter(applies).sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind === 'affiliate' ? -1 : 1));
-  const split = splitSale({
-    subtotal: sale.subtotal,
-    discount: sale.discount,
-    basis: sale.basis,
-    platformFee: sale.platformFee,
-    processingFee: sale.processingFee,
-    agreements: sharing.map((a): SplitAgreement => ({ agreementId: a.id, kind: a.kind, rateBps: a.product_rate_bps ?? a.rate_bps })),
+  return (await allocateSales(tx, workspaceId, [sale]))[0]!;
+}
+
+/**
+ * `allocateSale` for several sales of one workspace in one transaction, with a constant number of
+ * statements: the agreements of every sale are locked together (in id order), each partner's
+ * balances are read once and carried from sale to sale in the order given, exactly as booking the
+ * sales one after another would move them, and the allocations and ledger transactions are
+ * written in one statement each. Answers each sale's allocation id (null: nothing to allocate, or
+ * the item already had one), by position.
+ */
+export async function allocateSales(tx: Tx, workspaceId: number, sales: SaleToAllocate[]): Promise<Array<number | null>> {
+  if (sales.length === 0) return [];
+  const locked = await repo.lockAgreementsForSales(
+    tx,
+    workspaceId,
+    sales.map((s) => ({ productId: s.productId, affiliateId: s.referral?.agreementId ?? null, at: s.soldAt })),
+  );
+  const planned = sales.map((sale, i) => {
+    const applies = (a: repo.AgreementForMoney) => {
+      if (sale.basis === 'external' && !a.include_reseller_sales) return false;
+      if (a.kind === 'collaborator') return true;
+      // A click is not proof of a sale: only a sale within the attribution window of the visit counts.
+      return withinAttributionWindow(sale.referral!, sale.soldAt, a.attribution_window_days);
+    };
+    const sharing = locked[i]!.filter(applies).sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind === 'affiliate' ? -1 : 1));
+    const split = splitSale({
+      subtotal: sale.subtotal,
+      discount: sale.discount,
+      basis: sale.basis,
+      platformFee: sale.platformFee,
+      processingFee: sale.processingFee,
+      agreements: sharing.map((a): SplitAgreement => ({ agreementId: a.id, kind: a.kind, rateBps: a.product_rate_bps ?? a.rate_bps })),
+    });
+    return { sale, sharing, split };
   });
-  if (split.proceeds === 0n) return null;
-  const affiliate = sharing.find((a) => a.kind === 'affiliate');
-  const allocationId = await repo.insertAllocation(tx, workspaceId, {
-    orderItemId: sale.orderItemId,
-    productId: sale.productId,
-    currency: sale.currency,
-    basis: sale.basis,
-    proceeds: split.proceeds,
-    platformFee: split.platformFee,
-    processingFee: split.processingFee,
-    referralAgreementId: affiliate?.id ?? null,
-    referralVisitedAt: affiliate ? sale.referral!.visitedAt : null,
-    parts: split.parts,
-  });
-  if (allocationId === null) return null;
-  const c = sale.currency;
-  const entries: repo.Entry[] = [];
-  if (sale.basis === 'external') {
-    // Collected by someone else: the partner shares are unfunded estimates, recorded as memo entries.
-    let estimated = 0n;
-    for (const p of split.parts) {
-      if (p.agreementId === null) continue;
-      const a = sharing.find((x) => x.id === p.agreementId)!;
-      entries.push({ account: 'external_estimate', agreementId: a.id, recipientId: a.recipient_id, currency: c, amount: p.amount });
-      estimated += p.amount;
-    }
-    entries.push({ account: 'external_offset', agreementId: null, recipientId: null, currency: c, amount: -estimated });
-  } else {
-    entries.push({ account: 'checkout_clearing', agreementId: null, recipientId: null, currency: c, amount: -split.proceeds });
-    for (const p of split.parts) {
-      if (p.party === 'platform') entries.push({ account: 'platform_share', agreementId: null, recipientId: null, currency: c, amount: p.amount });
-      else if (p.party === 'developer') entries.push({ account: 'developer_earnings', agreementId: null, recipientId: null, currency: c, amount: p.amount });
-      else if (p.agreementId !== null) {
+  // Once per item: a second sale of an item in the same call is a repeat, as it would be one after the other.
+  const items = new Set<number>();
+  const allocating = planned.filter((p) => p.split.proceeds !== 0n && !items.has(p.sale.orderItemId) && items.add(p.sale.orderItemId));
+  const allocationIds = await repo.insertAllocations(
+    tx,
+    workspaceId,
+    allocating.map(({ sale, sharing, split }) => {
+      const affiliate = sharing.find((a) => a.kind === 'affiliate');
+      return {
+        orderItemId: sale.orderItemId,
+        productId: sale.productId,
+        currency: sale.currency,
+        basis: sale.basis,
+        proceeds: split.proceeds,
+        platformFee: split.platformFee,
+        processingFee: split.processingFee,
+        referralAgreementId: affiliate?.id ?? null,
+        referralVisitedAt: affiliate ? sale.referral!.visitedAt : null,
+        parts: split.parts,
+      };
+    }),
+  );
+  const booked = allocating.filter((p) => allocationIds.has(p.sale.orderItemId));
+  // Funded partner credits move between pending, payable and recovery by the partner's balances.
+  const credited = booked.flatMap(({ sale, split }) =>
+    sale.basis === 'external' ? [] : split.parts.filter((p) => p.agreementId !== null && p.party !== 'platform' && p.party !== 'developer').map((p) => ({ agreementId: p.agreementId!, currency: sale.currency })),
+  );
+  const buckets = await repo.partnerBucketsOf(tx, [...new Map(credited.map((k) => [repo.bucketKey(k.agreementId, k.currency), k])).values()]);
+  const transactions = booked.map(({ sale, sharing, split }) => {
+    const c = sale.currency;
+    const entries: repo.Entry[] = [];
+    if (sale.basis === 'external') {
+      // Collected by someone else: the partner shares are unfunded estimates, recorded as memo entries.
+      let estimated = 0n;
+      for (const p of split.parts) {
+        if (p.agreementId === null) continue;
         const a = sharing.find((x) => x.id === p.agreementId)!;
-        const buckets = (await repo.partnerBuckets(tx, a.id, c)).get(c) ?? { pending: 0n, payable: 0n, recovery: 0n };
-        entries.push(...creditEntries(a.id, a.recipient_id, c, creditMoves(buckets, p.amount, a.live)));
+        entries.push({ account: 'external_estimate', agreementId: a.id, recipientId: a.recipient_id, currency: c, amount: p.amount });
+        estimated += p.amount;
+      }
+      entries.push({ account: 'external_offset', agreementId: null, recipientId: null, currency: c, amount: -estimated });
+    } else {
+      entries.push({ account: 'checkout_clearing', agreementId: null, recipientId: null, currency: c, amount: -split.proceeds });
+      for (const p of split.parts) {
+        if (p.party === 'platform') entries.push({ account: 'platform_share', agreementId: null, recipientId: null, currency: c, amount: p.amount });
+        else if (p.party === 'developer') entries.push({ account: 'developer_earnings', agreementId: null, recipientId: null, currency: c, amount: p.amount });
+        else if (p.agreementId !== null) {
+          const a = sharing.find((x) => x.id === p.agreementId)!;
+          const key = repo.bucketKey(a.id, c);
+          const before = buckets.get(key) ?? { pending: 0n, payable: 0n, recovery: 0n };
+          const moves = creditMoves(before, p.amount, a.live);
+          buckets.set(key, applyMoves(before, moves, 1n));
+          entries.push(...creditEntries(a.id, a.recipient_id, c, moves));
+        }
       }
     }
-  }
-  await repo.insertTransaction(tx, { workspaceId, kind: 'sale', allocationId }, entries);
-  return allocationId;
+    return { allocationId: allocationIds.get(sale.orderItemId)!, entries };
+  });
+  await repo.insertSaleTransactions(tx, workspaceId, transactions);
+  return planned.map((p) => (booked.includes(p) ? allocationIds.get(p.sale.orderItemId)! : null));
 }
 
 function creditEntries(agreementId: number, recipientId: number | null, currency: string, m: { pending: bigint; payable: bigint; recovery: bigint }): repo.Entry[] {

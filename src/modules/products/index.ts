@@ -21,6 +21,8 @@ import { FileMetadata, ProductRow, RestApi } from './products.schemas.js';
 // What other modules use: products in the caller's scope, and the product activity they add to.
 export {
   getVisibleProductOrThrow,
+  visibleProducts,
+  visibleProductsOrThrow,
   listVisibleProducts,
   ProductResolver,
   productRecordOrThrow,

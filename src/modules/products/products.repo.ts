@@ -40,6 +40,17 @@ export async function findVisibleProduct(db: Executor, scope: Scope, productId: 
     .executeTakeFirst();
 }
 
+/** The products of `ids` in the caller's scope (any other id is left out), in one statement. */
+export async function findVisibleProducts(db: Executor, scope: Scope, ids: number[]): Promise<ProductRef[]> {
+  const wanted = [...new Set(ids)].filter((id) => scope.products === 'all' || scope.products.has(id));
+  if (wanted.length === 0) return [];
+  return visible(db, scope)
+    .where('id', 'in', wanted)
+    .select(['id', 'name', 'max_activations as maxActivations', 'price_cents as priceCents', 'currency'])
+    .orderBy('id')
+    .execute();
+}
+
 export async function findProductRecord(db: Executor, scope: Scope, productId: number, lock = false): Promise<ProductRecord | undefined> {
   if (scope.products !== 'all' && !scope.products.has(productId)) return undefined;
   let query = visible(db, scope).where('id', '=', productId).select(RECORD);

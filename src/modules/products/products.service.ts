@@ -18,6 +18,18 @@ export async function getVisibleProductOrThrow(db: Executor, scope: Scope, produ
   return product;
 }
 
+/** The products of `ids` in the caller's scope, by id (any other id is left out). */
+export async function visibleProducts(db: Executor, scope: Scope, ids: number[]): Promise<Map<number, repo.ProductRef>> {
+  return new Map((await repo.findVisibleProducts(db, scope, ids)).map((p) => [p.id, p]));
+}
+
+/** The products of `ids` in the caller's scope, by id, or 404 when any of them is not (another workspace's, unassigned or unknown). */
+export async function visibleProductsOrThrow(db: Executor, scope: Scope, ids: number[]): Promise<Map<number, repo.ProductRef>> {
+  const found = await visibleProducts(db, scope, ids);
+  if (ids.some((id) => !found.has(id))) throw notFound('Product');
+  return found;
+}
+
 /** A product of the caller's scope, or 404: another workspace's or an unassigned product is not found. */
 export async function productRecordOrThrow(db: Executor, scope: Scope, productId: number): Promise<repo.ProductRecord> {
   const product = await repo.findProductRecord(db, scope, productId);

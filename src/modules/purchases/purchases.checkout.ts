@@ -1,11 +1,11 @@
-import { writeAudit } from '../../platform/audit/audit.repo.js';
+import { writeAudit, writeAudits } from '../../platform/audit/audit.repo.js';
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Tx } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { newSerialCode } from '../../platform/ids/codes.js';
 import { enqueueEmails } from '../../platform/mail/mail.js';
 import { normaliseEmail, upsertCustomers } from '../customers/index.js';
-import { getVisibleProductOrThrow, type ProductRef } from '../products/index.js';
+import { visibleProductsOrThrow } from '../products/index.js';
 import { issueSerials, NO_TERMS, revokeSerialsForRefund } from '../serials/index.js';
 import { keepsSerialsOnRefund } from '../workspaces/index.js';
 import { PRODUCT_PURCHASE_EMAIL } from './purchases.emails.js';
@@ -45,61 +45,90 @@ export interface RecordedSaleItem {
  * items for the partner allocation.
  */
 export async function recordCheckoutSale(tx: Tx, scope: Scope, sale: CheckoutSale): Promise<RecordedSaleItem[]> {
-  const { channel, provider } = sale.source ?? MANAGED;
-  const products: ProductRef[] = [];
-  for (const item of sale.items) products.push(await getVisibleProductOrThrow(tx, scope, item.productId));
-  const emailNormalized = normaliseEmail(sale.customer.email);
-  const [firstName, ...rest] = (sale.customer.name ?? '').trim().split(/\s+/);
-  const { accountIds } = await upsertCustomers(
+  return (await recordCheckoutSales(tx, scope, [sale]))[0]!;
+}
+
+/**
+ * `recordCheckoutSale` for several sales of one workspace, each of another order, with the same
+ * statements as one sale: the customers, orders, serials, items, e-mails and audit records of all
+ * of them are written together. Answers each sale's items, by position. A buyer of several of the
+ * sales is one customer, as booking them one after another would make.
+ */
+export async function recordCheckoutSales(tx: Tx, scope: Scope, sales: CheckoutSale[]): Promise<RecordedSaleItem[][]> {
+  if (sales.length === 0) return [];
+  const products = await visibleProductsOrThrow(tx, scope, sales.flatMap((s) => s.items.map((i) => i.productId)));
+  const buyers = sales.map((sale) => {
+    const emailNormalized = normaliseEmail(sale.customer.email);
+    const [firstName, ...rest] = (sale.customer.name ?? '').trim().split(/\s+/);
+    return { email: sale.customer.email.trim(), emailNormalized, firstName: firstName || null, lastName: rest.join(' ') || null, productIds: sale.items.map((i) => i.productId), marketingConsent: false };
+  });
+  const { accountIds } = await upsertCustomers(tx, scope, buyers, 'checkout');
+  const customerOf = sales.map((_, i) => accountIds.get(buyers[i]!.emailNormalized)!);
+  const orders = await repo.upsertOrders(
     tx,
     scope,
-    [{ email: sale.customer.email.trim(), emailNormalized, firstName: firstName || null, lastName: rest.join(' ') || null, productIds: products.map((p) => p.id), marketingConsent: false }],
-    'checkout',
+    sales.map((sale, i) => {
+      const { channel, provider } = sale.source ?? MANAGED;
+      return {
+        customerId: customerOf[i]!,
+        reference: sale.orderId,
+        externalReference: sale.orderId,
+        channel,
+        provider,
+        status: 'paid' as const,
+        totalCents: sale.items.reduce((s, item) => s + item.subtotalCents - item.discountCents, 0),
+        currency: sale.currency,
+        resellerId: null,
+        purchasedAt: sale.purchasedAt,
+      };
+    }),
   );
-  const customerId = accountIds.get(emailNormalized)!;
-  const total = sale.items.reduce((s, i) => s + i.subtotalCents - i.discountCents, 0);
-  const [order] = await repo.upsertOrders(tx, scope, [
-    {
-      customerId,
-      reference: sale.orderId,
-      externalReference: sale.orderId,
-      channel,
-      provider,
-      status: 'paid',
-      totalCents: total,
-      currency: sale.currency,
-      resellerId: null,
-      purchasedAt: sale.purchasedAt,
-    },
-  ]);
-  const serials = await issueSerials(
-    tx,
-    scope,
-    products.map((p) => ({ productId: p.id, code: newSerialCode(), customerId, origin: 'granted' as const, maxActivations: p.maxActivations, orderId: order!.id, ...NO_TERMS, expiresAt: null })),
-    { action: 'sold', data: { orderId: sale.orderId } },
+  const orderIdOf = new Map(orders.map((o) => [o.reference, o.id]));
+  const orderOf = sales.map((sale) => orderIdOf.get(sale.orderId)!);
+  if (orderIdOf.size !== sales.length || orderOf.includes(undefined as never)) throw new Error('The sales must name distinct orders, each written once; nothing was recorded');
+  const several = sales.length > 1;
+  const wanted = sales.flatMap((sale, i) =>
+    sale.items.map((item) => {
+      const p = products.get(item.productId)!;
+      return {
+        productId: p.id,
+        code: newSerialCode(),
+        customerId: customerOf[i]!,
+        origin: 'granted' as const,
+        maxActivations: p.maxActivations,
+        orderId: orderOf[i]!,
+        ...NO_TERMS,
+        expiresAt: null,
+        ...(several ? { eventData: { orderId: sale.orderId } } : {}),
+      };
+    }),
   );
-  if (serials.length !== products.length) throw new Error('A generated serial code collided; the sale was not written');
-  const serialOf = new Map(serials.map((s) => [s.product_id, s]));
+  const serials = await issueSerials(tx, scope, wanted, { action: 'sold', data: several ? {} : { orderId: sales[0]!.orderId } });
+  if (serials.length !== wanted.length) throw new Error('A generated serial code collided; the sale was not written');
+  const serialOf = new Map(serials.map((s) => [`${s.order_id}:${s.product_id}`, s]));
   const items = await insertItemsAnnounced(
     tx,
     scope,
-    sale.items.map((i) => ({
-      orderId: order!.id,
-      productId: i.productId,
-      customerId,
-      channel,
-      provider,
-      resellerId: null,
-      recordType: i.subtotalCents - i.discountCents > 0 ? 'sale' : 'free',
-      status: 'paid',
-      currency: sale.currency,
-      priceCents: i.subtotalCents,
-      salePriceCents: i.subtotalCents - i.discountCents,
-      externalReference: sale.orderId,
-      serialId: serialOf.get(i.productId)?.id ?? null,
-      purchasedAt: sale.purchasedAt,
-      entitlement: { source: 'purchase', kind: 'perpetual', endsAt: null, manualGrantId: null },
-    })),
+    sales.flatMap((sale, i) => {
+      const { channel, provider } = sale.source ?? MANAGED;
+      return sale.items.map((item) => ({
+        orderId: orderOf[i]!,
+        productId: item.productId,
+        customerId: customerOf[i]!,
+        channel,
+        provider,
+        resellerId: null,
+        recordType: item.subtotalCents - item.discountCents > 0 ? ('sale' as const) : ('free' as const),
+        status: 'paid' as const,
+        currency: sale.currency,
+        priceCents: item.subtotalCents,
+        salePriceCents: item.subtotalCents - item.discountCents,
+        externalReference: sale.orderId,
+        serialId: serialOf.get(`${orderOf[i]}:${item.productId}`)?.id ?? null,
+        purchasedAt: sale.purchasedAt,
+        entitlement: { source: 'purchase' as const, kind: 'perpetual' as const, endsAt: null, manualGrantId: null },
+      }));
+    }),
   );
   await enqueueEmails(
     tx,
@@ -107,11 +136,22 @@ export async function recordCheckoutSale(tx: Tx, scope: Scope, sale: CheckoutSal
     PRODUCT_PURCHASE_EMAIL,
     items.map((row) => ({ orderItemId: row.id })),
   );
-  await writeAudit(tx, scope, { action: 'purchases.checkout_sale', subjectType: 'order', subjectId: order!.id, data: { orderId: sale.orderId, items: items.length, channel, provider } });
-  return items.map((row) => {
-    const input = sale.items.find((i) => i.productId === row.product_id)!;
-    return { itemId: row.id, productId: row.product_id, subtotalCents: input.subtotalCents, discountCents: input.discountCents };
-  });
+  const itemsOf = new Map<number, typeof items>();
+  for (const row of items) itemsOf.set(row.order_id, [...(itemsOf.get(row.order_id) ?? []), row]);
+  await writeAudits(
+    tx,
+    scope,
+    sales.map((sale, i) => {
+      const { channel, provider } = sale.source ?? MANAGED;
+      return { action: 'purchases.checkout_sale', subjectType: 'order', subjectId: orderOf[i]!, data: { orderId: sale.orderId, items: itemsOf.get(orderOf[i]!)?.length ?? 0, channel, provider } };
+    }),
+  );
+  return sales.map((sale, i) =>
+    (itemsOf.get(orderOf[i]!) ?? []).map((row) => {
+      const input = sale.items.find((item) => item.productId === row.product_id)!;
+      return { itemId: row.id, productId: row.product_id, subtotalCents: input.subtotalCents, discountCents: input.discountCents };
+    }),
+  );
 }
 
 /**

@@ -305,7 +305,17 @@ export interface NewSerial extends SerialTerms {
   maxActivations: number;
   /** The order a customer received this serial with (grants, purchase imports). */
   orderId?: number | null;
+  /** This serial's audit event data, when it is not the data common to the call (several sales booked together). */
+  eventData?: Record<string, unknown>;
 }
+
+/** The events' data: the call's, or each row's own (`eventData`) joined by code. */
+const eventDataOf = (rows: NewSerial[], event: { data?: Record<string, unknown> }) =>
+  rows.some((r) => r.eventData) ? sql`coalesce(d.data, ${JSON.stringify(event.data ?? {})}::jsonb)` : sql`${JSON.stringify(event.data ?? {})}::jsonb`;
+const eventDataJoin = (rows: NewSerial[]) =>
+  rows.some((r) => r.eventData)
+    ? sql`left join unnest(${rows.map((r) => r.code)}::text[], ${rows.map((r) => (r.eventData ? JSON.stringify(r.eventData) : null))}::jsonb[]) as d(code, data) on d.code = i.code`
+    : sql``;
 
 /**
  * Inserts serials and their audit events in one statement; codes that already
@@ -340,8 +350,8 @@ export async function insertSerials(
       returning *
     ), events as (
       insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, actor_account_id, before_status, after_status, data)
-      select workspace_id, id, product_id, ${event.action}, 'developer', ${scope.accountId || null}::int, null, status, ${JSON.stringify(event.data ?? {})}::jsonb
-      from inserted
+      select i.workspace_id, i.id, i.product_id, ${event.action}, 'developer', ${scope.accountId || null}::int, null, i.status, ${eventDataOf(rows, event)}
+      from inserted i ${eventDataJoin(rows)}
     )
     select i.id, i.code, i.code_key, i.product_id, p.name as product_name, i.customer_id,
            (select dc.id from developer_customers dc where dc.workspace_id = i.workspace_id and dc.account_id = i.customer_id) as customer_ref, i.status, i.origin, i.max_activations,

@@ -19,3 +19,25 @@ export async function writeAudit(
     })
     .execute();
 }
+
+/** `writeAudit` for several entries in one statement. */
+export async function writeAudits(
+  tx: Tx,
+  scope: Scope,
+  entries: Array<{ action: string; subjectType: string; subjectId: string | number; data: Record<string, unknown> }>,
+): Promise<void> {
+  if (entries.length === 0) return;
+  await tx
+    .insertInto('audit_log')
+    .values(
+      entries.map((entry) => ({
+        workspace_id: scope.workspaceId,
+        actor_account_id: scope.accountId || null,
+        action: entry.action,
+        subject_type: entry.subjectType,
+        subject_id: String(entry.subjectId),
+        data: JSON.stringify(entry.data),
+      })),
+    )
+    .execute();
+}

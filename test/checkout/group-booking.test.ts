@@ -1,0 +1,180 @@
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { unbalancedTransactions } from '../../src/modules/ledger/ledger.repo.js';
+import { ReferralContextSigner } from '../../src/modules/referrals/referral-context.js';
+import { buildTestApp, onPostgres, type SeededWorkspace, TEST_LICENSE_KEY, type TestContext, unique, useTestApp } from '../helpers/app.js';
+import { balances, now, programs, sale, signedEvent, WEBHOOK_SECRET } from './checkout-helpers.js';
+
+// Sales that arrive while a booking runs are booked together in the next one (CheckoutEvents'
+// group booking). What a group books must be exactly what booking the same sales one after
+// another books, and a sale of the group that is out of the ordinary must be answered exactly
+// as it would be alone.
+
+const ctx = useTestApp({ checkout: { webhookSecrets: [WEBHOOK_SECRET] } });
+const referrals = new ReferralContextSigner([TEST_LICENSE_KEY]);
+
+type Spec = { items: Array<{ product: string; subtotal: number; discount?: number }>; buyer: number; name: string; referred: boolean };
+
+const SPECS: Spec[] = Array.from({ length: 24 }, (_, i) => ({
+  items: i % 6 === 5 ? [{ product: 'p1', subtotal: 2_500 }, { product: 'p2', subtotal: 1_000, discount: 100 }] : [{ product: i % 2 ? 'p1' : 'p2', subtotal: 1_000 + i * 10, discount: i % 4 === 0 ? 250 : 0 }],
+  // Five buyers: most of them buy several times within one group.
+  buyer: i % 5,
+  name: i % 3 === 0 ? `Ada Buyer ${i}` : 'Grace Hopper',
+  referred: i % 3 === 0,
+}));
+
+function eventsFor(ws: SeededWorkspace, suffix: string) {
+  return SPECS.map((spec, i) =>
+    sale(ws, spec.items, {
+      customer: { email: `group-${suffix}-${spec.buyer}@customer.test`, name: spec.name },
+      ...(spec.referred ? { referral: referrals.sign({ agreementId: ws.ids.programs.aff!, workspaceId: ws.workspaceId, visitedAt: new Date() }) } : {}),
+      order_id: `ord_group_${suffix}_${i}`,
+    }),
+  );
+}
+
+/** What the sales of a workspace booked, with its own ids replaced by the sale's position and the agreements' keys. */
+async function booked(c: TestContext, ws: SeededWorkspace, suffix: string) {
+  const agreementKey = (id: number | null) => (id === ws.ids.programs.aff ? 'aff' : id === ws.ids.programs.co ? 'co' : id === null ? null : `other:${id}`);
+  const position = (reference: string) => Number(reference.replace(`ord_group_${suffix}_`, ''));
+  const allocations = await sql<{ reference: string; product_id: number; proceeds: string; referral_agreement_id: number | null; parts: Array<{ party: string; agreement_id: number | null; amount: number }> }>`
+    select o.reference, a.product_id, a.proceeds::text, a.referral_agreement_id,
+           (select json_agg(json_build_object('party', p.party, 'agreement_id', p.agreement_id, 'amount', p.amount) order by p.position) from partner_allocation_parts p where p.allocation_id = a.id) as parts
+    from partner_allocations a join order_items i on i.workspace_id = a.workspace_id and i.id = a.order_item_id join orders o on o.workspace_id = i.workspace_id and o.id = i.order_id
+    where a.workspace_id = ${ws.workspaceId}`.execute(c.database.db);
+  const entries = await sql<{ reference: string; account: string; agreement_id: number | null; amount: string }>`
+    select o.reference, e.account, e.agreement_id, e.amount::text
+    from ledger_entries e join ledger_transactions t on t.id = e.transaction_id join partner_allocations a on a.id = t.allocation_id
+    join order_items i on i.workspace_id = a.workspace_id and i.id = a.order_item_id join orders o on o.workspace_id = i.workspace_id and o.id = i.order_id
+    where e.workspace_id = ${ws.workspaceId} and t.kind = 'sale'
+    order by o.reference, i.product_id, e.account, e.agreement_id`.execute(c.database.db);
+  const serials = await sql<{ reference: string; sold_for: string; product_id: number; status: string; item_serial: boolean }>`
+    select o.reference, ev.data->>'orderId' as sold_for, s.product_id, s.status,
+           exists (select 1 from order_items i where i.workspace_id = s.workspace_id and i.serial_id = s.id and i.order_id = o.id) as item_serial
+    from serials s join orders o on o.workspace_id = s.workspace_id and o.id = s.order_id
+    join serial_events ev on ev.workspace_id = s.workspace_id and ev.serial_id = s.id and ev.action = 'sold'
+    where s.workspace_id = ${ws.workspaceId}`.execute(c.database.db);
+  const audits = await sql<{ data: { orderId: string; items: number } }>`
+    select data from audit_log where workspace_id = ${ws.workspaceId} and action = 'purchases.checkout_sale'`.execute(c.database.db);
+  const customers = await sql<{ email: string; first_name: string | null; last_name: string | null; products: number }>`
+    select dc.email, dc.first_name, dc.last_name, (select count(*)::int from customer_products cp where cp.workspace_id = dc.workspace_id and cp.developer_customer_id = dc.id) as products
+    from developer_customers dc where dc.workspace_id = ${ws.workspaceId}`.execute(c.database.db);
+  const byPosition = <T extends { reference: string }>(rows: T[]) => rows.map(({ reference, ...rest }) => ({ sale: position(reference), ...rest })).sort((a, b) => a.sale - b.sale || JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  const products = new Map(Object.entries(ws.ids.products).map(([key, id]) => [id, key]));
+  return {
+    balances: Object.fromEntries(Object.entries(await balances(c, ws.workspaceId)).map(([k, v]) => [k.replace(/:(\d+)$/, (_, id: string) => `:${agreementKey(Number(id))}`), v])),
+    allocations: byPosition(allocations.rows.map((a) => ({ ...a, product_id: products.get(a.product_id), referral_agreement_id: agreementKey(a.referral_agreement_id), parts: a.parts.map((p) => ({ ...p, agreement_id: agreementKey(p.agreement_id) })) }))),
+    entries: byPosition(entries.rows.map((e) => ({ ...e, agreement_id: agreementKey(e.agreement_id) }))),
+    serials: byPosition(serials.rows.map((s) => ({ ...s, sold_for: position(s.sold_for), product_id: products.get(s.product_id) }))),
+    audits: audits.rows.map((a) => ({ sale: position(a.data.orderId), items: a.data.items })).sort((a, b) => a.sale - b.sale),
+    customers: customers.rows.map((r) => ({ ...r, email: r.email.replace(suffix, '') })).sort((a, b) => a.email.localeCompare(b.email)),
+  };
+}
+
+describe('group booking of checkout sales', () => {
+  it('books sales that arrive together exactly as booking them one after another does, in fewer transactions', async () => {
+    const together = await programs(ctx());
+    const apart = await programs(ctx());
+    const [t, a] = [`t${unique()}`, `a${unique()}`];
+    const answers = await Promise.all(eventsFor(together, t).map((event) => signedEvent(ctx(), event)));
+    for (const event of eventsFor(apart, a)) {
+      const res = await signedEvent(ctx(), event);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().outcome).toBe('recorded');
+    }
+    expect(answers.map((r) => r.statusCode)).toEqual(SPECS.map(() => 200));
+    expect(answers.map((r) => r.json().outcome)).toEqual(SPECS.map(() => 'recorded'));
+    expect(answers.map((r) => r.json().order_item_ids.length)).toEqual(SPECS.map((s) => s.items.length));
+
+    const [mine, theirs] = [await booked(ctx(), together, t), await booked(ctx(), apart, a)];
+    expect(mine).toEqual(theirs);
+    // Not a vacuous comparison: every sale was allocated and credited the affiliate or the collaborator where it should.
+    expect(mine.allocations).toHaveLength(SPECS.reduce((n, s) => n + s.items.length, 0));
+    expect(mine.balances['partner_payable:aff']).toBeGreaterThan(0n);
+    expect(mine.balances['partner_payable:co']).toBeGreaterThan(0n);
+    expect(mine.serials.every((s) => s.sold_for === s.sale && s.status === 'redeemed' && s.item_serial)).toBe(true);
+    expect(mine.customers).toHaveLength(5);
+    // Booked in groups: fewer transactions recorded the events than there were events.
+    const transactions = await sql<{ n: number }>`select count(distinct xmin::text)::int as n from checkout_events where workspace_id = ${together.workspaceId}`.execute(ctx().database.db);
+    expect(transactions.rows[0]!.n).toBeLessThan(SPECS.length);
+    expect(await unbalancedTransactions(ctx().database.db)).toEqual([]);
+  });
+
+  it('answers each sale of a group that is out of the ordinary as it would be answered alone', async () => {
+    const ws = await programs(ctx());
+    const other = await programs(ctx());
+    const first = sale(ws, [{ product: 'p2', subtotal: 500 }]);
+    expect((await signedEvent(ctx(), first)).json().outcome).toBe('recorded');
+    const plain = [sale(ws, [{ product: 'p1', subtotal: 1_000 }]), sale(ws, [{ product: 'p2', subtotal: 700 }])];
+    const sameOrder = sale(ws, [{ product: 'p1', subtotal: 900 }]);
+    const sameOrderAgain = { ...sameOrder, id: `evt_${unique()}` };
+    const twice = sale(ws, [{ product: 'p2', subtotal: 300 }]);
+    const cases: Array<{ event: object; status: number; code?: string; outcome?: string }> = [
+      ...plain.map((event) => ({ event, status: 200, outcome: 'recorded' })),
+      { event: first, status: 200, outcome: 'replayed' },
+      { event: { ...first, data: { ...first.data, order_id: `ord_${unique()}` } }, status: 409, code: 'CHECKOUT_EVENT_ID_REUSED' },
+      { event: sale({ ...ws, workspaceId: 2_000_000_000 }, [{ product: 'p1', subtotal: 100 }]), status: 404, code: 'NOT_FOUND' },
+      { event: sale(ws, [{ product: 'p1', subtotal: 100 }], { currency: 'eur' }), status: 422, code: 'CHECKOUT_CURRENCY_MISMATCH' },
+      { event: sale(ws, [{ product: 'p1', subtotal: 100 }], { items: [{ product_id: other.ids.products.p1!, subtotal_cents: 100, discount_cents: 0 }] }), status: 404, code: 'NOT_FOUND' },
+      { event: { ...sale(ws, [{ product: 'p1', subtotal: 100 }]), created: now() - 31 * 86_400 }, status: 400, code: 'CHECKOUT_EVENT_TIME_OUT_OF_RANGE' },
+      { event: sale(ws, [{ product: 'p1', subtotal: 100, discount: 200 }]), status: 400, code: 'VALIDATION_FAILED' },
+      { event: sale(ws, [{ product: 'p1', subtotal: 100 }], { currency: 'xyz' }), status: 400, code: 'CHECKOUT_CURRENCY_UNKNOWN' },
+      { event: sameOrder, status: 200 },
+      { event: sameOrderAgain, status: 200 },
+      { event: twice, status: 200 },
+      { event: twice, status: 200 },
+    ];
+    const answers = await Promise.all(cases.map((c) => signedEvent(ctx(), c.event)));
+    answers.forEach((res, i) => {
+      const c = cases[i]!;
+      expect(res.statusCode, `case ${i}: ${res.body}`).toBe(c.status);
+      if (c.code) expect(res.json().code, `case ${i}`).toBe(c.code);
+      if (c.outcome) expect(res.json().outcome, `case ${i}`).toBe(c.outcome);
+    });
+    // One order named by two events: booked once, the other event a replay with the same items.
+    const [x, y] = [answers.at(-4)!.json(), answers.at(-3)!.json()];
+    expect([x.outcome, y.outcome].sort()).toEqual(['recorded', 'replayed']);
+    expect(x.order_item_ids).toEqual(y.order_item_ids);
+    // One event posted twice at once: booked once.
+    expect([answers.at(-2)!.json().outcome, answers.at(-1)!.json().outcome].sort()).toEqual(['recorded', 'replayed']);
+    // Refused events recorded nothing; the workspace holds the first sale, the two plain ones, the one order and the one event.
+    expect((await balances(ctx(), ws.workspaceId)).checkout_clearing).toBe(-(500n + 1_000n + 700n + 900n + 300n));
+    const items = await sql<{ n: number }>`select count(*)::int as n from order_items where workspace_id = ${ws.workspaceId}`.execute(ctx().database.db);
+    expect(items.rows[0]!.n).toBe(5);
+    expect(await unbalancedTransactions(ctx().database.db)).toEqual([]);
+  });
+});
+
+describe.runIf(onPostgres)('group booking on two instances (PostgreSQL)', () => {
+  const apps: TestContext[] = [];
+  afterAll(async () => {
+    for (const app of apps) {
+      await app.app.close();
+      await app.database.close();
+    }
+  });
+
+  it('books each event and each order once when both instances receive every event at once', async () => {
+    for (let i = 0; i < 2; i += 1) apps.push(await buildTestApp({ checkout: { webhookSecrets: [WEBHOOK_SECRET] } }));
+    const [a, b] = apps as [TestContext, TestContext];
+    const ws = await programs(a);
+    // 40 events: each sent to both instances; events 30–39 name the orders of events 0–9 under other ids.
+    const events = Array.from({ length: 30 }, (_, i) => sale(ws, [{ product: i % 2 ? 'p1' : 'p2', subtotal: 1_000 }], i % 3 === 0 ? { referral: referrals.sign({ agreementId: ws.ids.programs.aff!, workspaceId: ws.workspaceId, visitedAt: new Date() }) } : {}));
+    events.push(...events.slice(0, 10).map((e) => ({ ...e, id: `evt_${unique()}` })));
+    const answers = await Promise.all(events.flatMap((event) => [signedEvent(a, event), signedEvent(b, event)]));
+    expect(answers.map((r) => r.statusCode)).toEqual(answers.map(() => 200));
+    const outcomes = answers.map((r) => r.json().outcome as string);
+    for (let i = 10; i < 30; i += 1) expect([outcomes[2 * i], outcomes[2 * i + 1]].sort(), `event ${i}`).toEqual(['recorded', 'replayed']);
+    // Orders 0–9 are named by two events, each sent twice: of the four answers, one booked the order.
+    for (let i = 0; i < 10; i += 1) {
+      const ofOrder = [outcomes[2 * i], outcomes[2 * i + 1], outcomes[60 + 2 * i], outcomes[60 + 2 * i + 1]];
+      expect(ofOrder.filter((o) => o === 'recorded'), `order ${i}`).toHaveLength(1);
+    }
+    const items = await sql<{ n: number; orders: number }>`select count(*)::int as n, count(distinct order_id)::int as orders from order_items where workspace_id = ${ws.workspaceId}`.execute(a.database.db);
+    expect(items.rows[0]).toEqual({ n: 30, orders: 30 });
+    expect((await balances(a, ws.workspaceId)).checkout_clearing).toBe(-30_000n);
+    const recorded = await sql<{ n: number }>`select count(*)::int as n from checkout_events where workspace_id = ${ws.workspaceId}`.execute(a.database.db);
+    expect(recorded.rows[0]!.n).toBe(40);
+    expect(await unbalancedTransactions(a.database.db)).toEqual([]);
+  });
+});
