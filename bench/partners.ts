@@ -146,8 +146,11 @@ export async function ingest(origin: string | readonly string[], seeded: Seeded,
   log(`POST /api/checkout/events: ${saleEvents.length} sales, then ${refundEvents.length} refunds, ${concurrency} concurrent senders`);
   const started = performance.now();
   await inParallel(saleEvents, concurrency, (e) => postEvent(next(), e));
+  const salesSeconds = (performance.now() - started) / 1000;
+  log(`  ${saleEvents.length.toLocaleString('en')} sales in ${salesSeconds.toFixed(1)} s: ${Math.round(saleEvents.length / salesSeconds)} sales/s`);
   await inParallel(refundEvents, concurrency, (e) => postEvent(next(), e));
   const seconds = (performance.now() - started) / 1000;
+  log(`  ${refundEvents.length.toLocaleString('en')} refunds in ${(seconds - salesSeconds).toFixed(1)} s: ${Math.round(refundEvents.length / (seconds - salesSeconds))} refunds/s`);
   const eventsPerSec = (saleEvents.length + refundEvents.length) / seconds;
   log(`  ${(saleEvents.length + refundEvents.length).toLocaleString('en')} events in ${seconds.toFixed(1)} s: ${Math.round(eventsPerSec)} events/s`);
   return { sales: saleEvents.length, refunds: refundEvents.length, seconds, eventsPerSec, collectedCents: collected };

@@ -8,7 +8,8 @@
  * `wait-idle` is answered with `idle` once requests left over from a load run
  * (a load generator that stops mid-request leaves the server working) are done.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, statSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -88,6 +89,24 @@ async function waitIdle(): Promise<void> {
   }
 }
 
+// BENCH_CPU_PROF=<file>: the app's CPU profile from its start to the first wait-idle (the load a target
+// measures first, e.g. the partners target's checkout webhook), written as a .cpuprofile for Chrome's DevTools.
+let profiler: Session | undefined;
+async function startProfile(): Promise<void> {
+  if (!process.env.BENCH_CPU_PROF) return;
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+async function stopProfile(): Promise<void> {
+  if (!profiler) return;
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(process.env.BENCH_CPU_PROF!, JSON.stringify(profile));
+  profiler.disconnect();
+  profiler = undefined;
+}
+
 let sampler: { timer: NodeJS.Timeout; baseline: number; peak: number } | undefined;
 
 process.on('message', (message: ParentMessage) => {
@@ -95,6 +114,7 @@ process.on('message', (message: ParentMessage) => {
     switch (message.type) {
       case 'start': {
         running = await start(message.spec);
+        if (message.spec.kind === 'app') await startProfile();
         await running.app.listen({ host: '127.0.0.1', port: 0 });
         const address = running.app.server.address();
         if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -119,6 +139,7 @@ process.on('message', (message: ParentMessage) => {
         break;
       }
       case 'wait-idle': {
+        await stopProfile();
         await waitIdle();
         send({ type: 'idle' });
         break;
