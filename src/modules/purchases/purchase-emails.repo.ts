@@ -1,20 +1,39 @@
 import type { Executor } from '../../platform/db/transaction.js';
+import { sql } from 'kysely';
 
 /**
  * What a purchase or grant e-mail says, read when it is sent: the product, the customer's address
  * in this workspace, the serial's code (never queued), the access it gives, and the workspace the
  * buyer knows (its name, and its portal when that is on).
  */
-export async function itemForEmail(db: Executor, workspaceId: number, orderItemId: number) {
-  return db
-    .selectFrom('order_items as oi')
-    .innerJoin('products as p', (j) => j.onRef('p.workspace_id', '=', 'oi.workspace_id').onRef('p.id', '=', 'oi.product_id'))
-    .innerJoin('developer_customers as dc', (j) => j.onRef('dc.workspace_id', '=', 'oi.workspace_id').onRef('dc.account_id', '=', 'oi.customer_id'))
-    .leftJoin('serials as s', (j) => j.onRef('s.workspace_id', '=', 'oi.workspace_id').onRef('s.id', '=', 'oi.serial_id'))
-    .leftJoin('entitlements as e', (j) => j.onRef('e.workspace_id', '=', 'oi.workspace_id').onRef('e.order_item_id', '=', 'oi.id'))
-    .innerJoin('workspaces as w', 'w.id', 'oi.workspace_id')
-    .where('oi.workspace_id', '=', workspaceId)
-    .where('oi.id', '=', orderItemId)
-    .select(['p.name as productName', 'dc.email', 'dc.status as customerStatus', 's.code as serialCode', 'oi.sale_price_cents', 'oi.currency', 'e.kind as accessKind', 'e.ends_at as accessEndsAt', 'w.name as workspaceName', 'w.slug as workspaceSlug', 'w.customer_portal_enabled as portalEnabled'])
-    .executeTakeFirst();
+export interface EmailItem {
+  productName: string;
+  email: string;
+  customerStatus: string;
+  serialCode: string | null;
+  sale_price_cents: number;
+  currency: string;
+  accessKind: string | null;
+  accessEndsAt: Date | null;
+  workspaceName: string;
+  workspaceSlug: string | null;
+  portalEnabled: boolean;
+}
+
+/** What the e-mails of several items say, each item of its own workspace, in one statement: answers by position (undefined: the item is gone). */
+export async function itemsForEmail(db: Executor, keys: Array<{ workspaceId: number; orderItemId: number }>) {
+  if (keys.length === 0) return [];
+  const result = await sql<EmailItem & { position: number }>`
+    select k.n::int as position, p.name as "productName", dc.email, dc.status as "customerStatus", s.code as "serialCode", oi.sale_price_cents, oi.currency,
+           e.kind as "accessKind", e.ends_at as "accessEndsAt", w.name as "workspaceName", w.slug as "workspaceSlug", w.customer_portal_enabled as "portalEnabled"
+    from unnest(${keys.map((k) => k.workspaceId)}::int[], ${keys.map((k) => k.orderItemId)}::int[]) with ordinality as k(workspace_id, order_item_id, n)
+    join order_items oi on oi.workspace_id = k.workspace_id and oi.id = k.order_item_id
+    join products p on p.workspace_id = oi.workspace_id and p.id = oi.product_id
+    join developer_customers dc on dc.workspace_id = oi.workspace_id and dc.account_id = oi.customer_id
+    left join serials s on s.workspace_id = oi.workspace_id and s.id = oi.serial_id
+    left join entitlements e on e.workspace_id = oi.workspace_id and e.order_item_id = oi.id
+    join workspaces w on w.id = oi.workspace_id`.execute(db);
+  const out: Array<EmailItem | undefined> = keys.map(() => undefined);
+  for (const { position, ...row } of result.rows) out[position - 1] = row;
+  return out;
 }

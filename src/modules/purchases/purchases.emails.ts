@@ -4,13 +4,29 @@ import { customerPortalUrl } from '../../platform/links/customer-portal-url.js';
 import { composeEmail } from '../../platform/mail/compose.js';
 import { defineEmail, type EmailContext } from '../../platform/mail/mail.js';
 import { formatMajorUnits } from '../../platform/money/money.js';
-import { itemForEmail } from './purchase-emails.repo.js';
+import { Batcher } from '../../platform/db/batcher.js';
+import { itemsForEmail } from './purchase-emails.repo.js';
 
 const ItemRef = Type.Object({ orderItemId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 
+/**
+ * Reads of e-mails that are rendered at the same time go together (one statement for the receipts of a burst of
+ * sales instead of one each), per database handle: a test process serves many.
+ */
+const readers = new WeakMap<object, Batcher<{ workspaceId: number; orderItemId: number }, Awaited<ReturnType<typeof itemsForEmail>>[number]>>();
+
+function readItem(db: EmailContext['db'], workspaceId: number, orderItemId: number) {
+  let reader = readers.get(db);
+  if (!reader) {
+    reader = new Batcher((keys) => itemsForEmail(db, keys), 200);
+    readers.set(db, reader);
+  }
+  return reader.add({ workspaceId, orderItemId });
+}
+
 async function itemOf(ctx: EmailContext, orderItemId: number) {
   if (ctx.workspaceId === null) throw new PermanentJobError('a purchase e-mail belongs to a workspace');
-  const item = await itemForEmail(ctx.db, ctx.workspaceId, orderItemId);
+  const item = await readItem(ctx.db, ctx.workspaceId, orderItemId);
   if (!item) return { skip: 'the order item is gone' } as const;
   if (item.customerStatus !== 'active') return { skip: 'the customer was removed' } as const;
   return item;
