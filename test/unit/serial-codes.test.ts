@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CODE_ALPHABET, newSerialCode, SERIAL_PREFIX_PATTERN, serialKey } from '../../src/platform/ids/codes.js';
+import { CODE_ALPHABET, newSerialCode, newSerialCodes, SERIAL_PREFIX_PATTERN, serialKey } from '../../src/platform/ids/codes.js';
 
 const SYMBOL = '[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]';
 const CODE = new RegExp(`^${SYMBOL}{5}(-${SYMBOL}{5}){4}$`);
@@ -53,6 +53,31 @@ describe('newSerialCode', () => {
     expect([...counts.keys()].sort().join('')).toBe([...CODE_ALPHABET].sort().join(''));
     const expected = (10_000 * 25) / 32;
     // Far outside the binomial spread (about 86); a biased generator lands here.
+    for (const [symbol, n] of counts) expect(Math.abs(n - expected), symbol).toBeLessThan(expected * 0.1);
+  });
+});
+
+describe('newSerialCodes', () => {
+  it.each([
+    { label: 'no prefix', prefix: undefined, pattern: CODE },
+    { label: 'a prefix', prefix: 'SYNTH', pattern: new RegExp(`^SYNTH-${CODE.source.slice(1)}`) },
+  ])('makes as many codes as asked, each in the format, with $label', ({ prefix: p, pattern }) => {
+    const codes = newSerialCodes(500, p);
+    expect(codes).toHaveLength(500);
+    for (const code of codes) expect(code).toMatch(pattern);
+  });
+
+  it('makes no codes for a count of 0', () => {
+    expect(newSerialCodes(0)).toEqual([]);
+  });
+
+  it('gives 10,000 distinct codes in one call, every symbol about equally often', () => {
+    const codes = newSerialCodes(10_000);
+    expect(new Set(codes.map(serialKey)).size).toBe(10_000);
+    const counts = new Map<string, number>();
+    for (const code of codes) for (const c of code.replaceAll('-', '')) counts.set(c, (counts.get(c) ?? 0) + 1);
+    expect([...counts.keys()].sort().join('')).toBe([...CODE_ALPHABET].sort().join(''));
+    const expected = (10_000 * 25) / 32;
     for (const [symbol, n] of counts) expect(Math.abs(n - expected), symbol).toBeLessThan(expected * 0.1);
   });
 });
