@@ -117,6 +117,33 @@ describe('POST /api/developer/serials/generate', () => {
     }
   });
 
+  it('answers each new serial field for field as the list answers it, in id order', async () => {
+    const ws = await seedWorkspace(ctx(), { productSettings: { maxActivations: 4 } });
+    const res = await api.generate(ws.owner, {
+      productId: ws.ids.products.p1,
+      quantity: 3,
+      prefix: 'gen',
+      expiresAt: at(365),
+      promoPrice: 500,
+      promoStart: at(-1),
+      promoExpires: at(30),
+      activeFrom: at(-2),
+      activeTo: at(200),
+      batchTag: 'Launch "A" \\ ü',
+      notes: 'line one\nline two',
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(['message', 'count', 'product', 'serials']);
+    const listed = (await api.list(ws.owner)).rows as SerialRow[];
+    expect(body.serials).toEqual([...listed].sort((a, b) => a.id - b.id));
+    expect(Object.keys(body.serials[0])).toEqual(Object.keys(listed[0]!));
+    const plain = (await api.generate(ws.owner, { productId: ws.ids.products.p1, quantity: 2 })).json().serials as SerialRow[];
+    const listedPlain = ((await api.list(ws.owner)).rows as SerialRow[]).filter((r) => plain.some((p) => p.id === r.id));
+    expect(plain).toEqual(listedPlain.sort((a, b) => a.id - b.id));
+  });
+
   describe('snake_case aliases', () => {
     // Each alias alone, with what it needs besides, and the row field it must set.
     const cases: Array<{ alias: string; value: () => unknown; extra?: Record<string, unknown>; field: string }> = [

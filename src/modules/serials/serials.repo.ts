@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { isoTimestamp } from '../../platform/csv/copy-out.js';
 import { canSeeProduct, type Scope } from '../../platform/auth/scope.js';
 import type { SerialActivationsTable, SerialsTable, SerialStatus } from '../../platform/db/schema.js';
 import type { Executor, Tx } from '../../platform/db/transaction.js';
@@ -318,19 +319,12 @@ const eventDataJoin = (rows: NewSerial[]) =>
     : sql``;
 
 /**
- * Inserts serials and their audit events in one statement; codes that already
- * exist anywhere are skipped (the unique code key decides). Returns the
- * inserted serials as list records.
+ * The statement's first part: the serials (`inserted`; codes that already exist anywhere are skipped, the unique
+ * code key decides) and their audit events.
  */
-export async function insertSerials(
-  tx: Tx,
-  scope: Scope,
-  rows: NewSerial[],
-  event: { action: string; data?: Record<string, unknown> },
-): Promise<Array<SerialRecord & { code_key: string }>> {
-  if (rows.length === 0) return [];
+function insertedWithEvents(scope: Scope, rows: NewSerial[], event: { action: string; data?: Record<string, unknown> }) {
   const col = <T>(f: (r: NewSerial) => T) => rows.map(f);
-  const result = await sql<SerialRecord & { code_key: string }>`
+  return sql`
     with inserted as (
       insert into serials (workspace_id, product_id, code, customer_id, origin, status, redeemed_at, max_activations, expires_at,
                            promo_price_cents, promo_start, promo_expires, active_from, active_to, batch_tag, notes, order_id)
@@ -352,7 +346,23 @@ export async function insertSerials(
       insert into serial_events (workspace_id, serial_id, product_id, action, actor_type, actor_account_id, before_status, after_status, data)
       select i.workspace_id, i.id, i.product_id, ${event.action}, 'developer', ${scope.accountId || null}::int, null, i.status, ${eventDataOf(rows, event)}
       from inserted i ${eventDataJoin(rows)}
-    )
+    )`;
+}
+
+/**
+ * Inserts serials and their audit events in one statement; codes that already
+ * exist anywhere are skipped (the unique code key decides). Returns the
+ * inserted serials as list records.
+ */
+export async function insertSerials(
+  tx: Tx,
+  scope: Scope,
+  rows: NewSerial[],
+  event: { action: string; data?: Record<string, unknown> },
+): Promise<Array<SerialRecord & { code_key: string }>> {
+  if (rows.length === 0) return [];
+  const result = await sql<SerialRecord & { code_key: string }>`
+    ${insertedWithEvents(scope, rows, event)}
     select i.id, i.code, i.code_key, i.product_id, p.name as product_name, i.customer_id,
            (select dc.id from developer_customers dc where dc.workspace_id = i.workspace_id and dc.account_id = i.customer_id) as customer_ref, i.status, i.origin, i.max_activations,
            i.active_activation_count, i.expires_at, i.promo_price_cents, i.promo_start, i.promo_expires, i.active_from, i.active_to,
@@ -360,6 +370,46 @@ export async function insertSerials(
     from inserted i join products p on p.id = i.product_id and p.workspace_id = i.workspace_id
     order by i.id`.execute(tx);
   return result.rows;
+}
+
+const iso = (column: string) => sql.raw(isoTimestamp(`i.${column}`));
+
+/**
+ * The new serials as the API answers them (SerialRow, fields in its order, as `toSerialRow` writes them), from the
+ * `inserted` rows `i` of one product whose name is given: no join per row, and the process neither parses 10,000
+ * rows nor builds and serializes an object for each. Written with row_to_json, which leaves no spaces between
+ * fields (json_build_object writes `"key" : value`, 14 % more bytes for 10,000 serials).
+ */
+const insertedRows = (productName: string) => sql`
+  select i.id, i.code as serial, i.product_id, ${productName}::text as product,
+         case when i.customer_id is null then null
+              else (select dc.id from developer_customers dc where dc.workspace_id = i.workspace_id and dc.account_id = i.customer_id) end as customer_id,
+         i.status, i.redeemed_at is not null as redeemed, i.status = 'revoked' as revoked,
+         i.active_activation_count, i.max_activations,
+         case when i.status in ('available', 'redeemed') then greatest(0, i.max_activations - i.active_activation_count) else 0 end as remaining_activations,
+         i.origin, ${iso('expires_at')} as expires_at, i.promo_price_cents as promo_price, ${iso('promo_start')} as promo_start,
+         ${iso('promo_expires')} as promo_expires, ${iso('active_from')} as active_from, ${iso('active_to')} as active_to,
+         i.batch_tag, i.notes, i.order_id, ${iso('redeemed_at')} as redeemed_at, ${iso('created_at')} as created_at
+  from inserted i`;
+
+/**
+ * `insertSerials` for serials of one product (generation; `productName` is that product's name), answering the
+ * inserted serials as the JSON array the API sends (SerialRow, by id) and their ids, in one statement.
+ */
+export async function insertSerialsJson(
+  tx: Tx,
+  scope: Scope,
+  productName: string,
+  rows: NewSerial[],
+  event: { action: string; data?: Record<string, unknown> },
+): Promise<{ ids: number[]; rowsJson: string }> {
+  if (rows.length === 0) return { ids: [], rowsJson: '[]' };
+  const result = await sql<{ ids: number[] | null; rows_json: string | null }>`
+    ${insertedWithEvents(scope, rows, event)}
+    select array_agg(r.id order by r.id) as ids, '[' || string_agg(row_to_json(r)::text, ',' order by r.id) || ']' as rows_json
+    from (${insertedRows(productName)}) r`.execute(tx);
+  const first = result.rows[0];
+  return { ids: first?.ids ?? [], rowsJson: first?.rows_json ?? '[]' };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { defineRoute } from '../../platform/auth/define-route.js';
 import type { Db } from '../../platform/db/database.js';
+import { sendJsonText } from '../../platform/http/json-text.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IMPORT_MAX_ROWS } from '../../platform/import/errors.js';
 import { importExportRoutes } from '../../platform/import/import-routes.js';
@@ -179,7 +180,7 @@ export function serialRoutes({ db, runner }: { db: Db; runner: ImportRunner }) {
         body: GenerateBody,
         response: { 201: GenerateResult, ...errorResponses(400, 401, 403, 404, 409) },
       },
-      handler: async ({ request, reply, scope }) => reply.code(201).send(await service.generateSerials(db, scope, request.body)),
+      handler: async ({ request, reply, scope }) => sendJsonText(reply.code(201), await service.generateSerialsJson(db, scope, request.body)),
     }),
     ...actions,
     ...portalOrder,

@@ -9,7 +9,7 @@ import { AppError, CommonErrors, notFound } from '../../platform/http/errors.js'
 import { perDatabase } from '../../platform/paging/known-totals.js';
 import { PageAnchorCache } from '../../platform/paging/page-anchors.js';
 import { pagedList, pageWindow } from '../../platform/paging/paged-list.js';
-import { newSerialCode } from '../../platform/ids/codes.js';
+import { newSerialCode, newSerialCodes } from '../../platform/ids/codes.js';
 import { ImportErrors, type RowError } from '../../platform/import/errors.js';
 import type { RawImport } from '../../platform/import/import-request.js';
 import type { ProgressReporter } from '../../platform/import/import-runner.js';
@@ -233,39 +233,49 @@ export async function listResellers(db: Db, scope: Scope) {
   return { resellers: await visibleResellers(db, scope, { activeOnly: true }) };
 }
 
-export async function generateSerials(db: Db, scope: Scope, body: GenerateBody) {
+/**
+ * Generates the serials and answers the 201 body as JSON text (GenerateResult): the serials' JSON is written by
+ * PostgreSQL in the insert statement.
+ */
+export async function generateSerialsJson(db: Db, scope: Scope, body: GenerateBody): Promise<string> {
   const settings = normaliseGenerateBody(body);
   const product = await getVisibleProductOrThrow(db, scope, settings.productId);
   if (!(await repo.workspaceBillingEligible(db, scope))) {
     throw new AppError(SerialErrors.BILLING_NOT_ELIGIBLE, 'Serial generation needs current billing eligibility for this workspace');
   }
   const { productId: _productId, quantity: _quantity, prefix: _prefix, ...terms } = settings;
-  const serials = await inTransaction(db, async (tx) => {
-    const created: repo.SerialRecord[] = [];
+  const event = { action: 'generated', data: settings.batchTag ? { batchTag: settings.batchTag } : {} };
+  const created = await inTransaction(db, async (tx) => {
+    const ids: number[] = [];
+    const parts: string[] = [];
     // Codes carry 125 random bits; a collision is astronomically rare, but the
     // unique key makes a retry safe rather than a failure.
-    for (let attempt = 0; attempt < 3 && created.length < settings.quantity; attempt++) {
-      const rows = Array.from({ length: settings.quantity - created.length }, () => ({
+    for (let attempt = 0; attempt < 3 && ids.length < settings.quantity; attempt++) {
+      const rows = newSerialCodes(settings.quantity - ids.length, settings.prefix).map((code) => ({
         productId: product.id,
-        code: newSerialCode(settings.prefix),
+        code,
         customerId: null,
         origin: 'generated' as const,
         maxActivations: product.maxActivations,
         ...terms,
       }));
-      created.push(...(await repo.insertSerials(tx, scope, rows, { action: 'generated', data: settings.batchTag ? { batchTag: settings.batchTag } : {} })));
+      const inserted = await repo.insertSerialsJson(tx, scope, product.name, rows, event);
+      ids.push(...inserted.ids);
+      if (inserted.ids.length > 0) parts.push(inserted.rowsJson.slice(1, -1));
     }
-    if (created.length < settings.quantity) throw new AppError(SerialErrors.SERIAL_CODE_COLLISION, 'Could not allocate unique serial codes; retry');
-    await emitWebhookEvent(tx, scope.workspaceId, 'serial.generated', { product_id: product.id, count: created.length, serial_ids: created.map((c) => c.id), batch_tag: settings.batchTag });
-    return created;
+    if (ids.length < settings.quantity) throw new AppError(SerialErrors.SERIAL_CODE_COLLISION, 'Could not allocate unique serial codes; retry');
+    await emitWebhookEvent(tx, scope.workspaceId, 'serial.generated', { product_id: product.id, count: ids.length, serial_ids: ids, batch_tag: settings.batchTag });
+    return { count: ids.length, serialsJson: `[${parts.join(',')}]` };
   });
   repo.cleanCodeIndexSoon(db, ignoreCleanupFailure);
-  return {
-    message: `Generated ${serials.length} serial${serials.length === 1 ? '' : 's'} for ${product.name}. Generated serials are inventory: no customer, order or ownership was created.`,
-    count: serials.length,
-    product: { id: product.id, name: product.name },
-    serials: serials.map(toSerialRow),
-  };
+  const message = `Generated ${created.count} serial${created.count === 1 ? '' : 's'} for ${product.name}. Generated serials are inventory: no customer, order or ownership was created.`;
+  const head = JSON.stringify({ message, count: created.count, product: { id: product.id, name: product.name } });
+  return `${head.slice(0, -1)},"serials":${created.serialsJson}}`;
+}
+
+/** `generateSerialsJson` as an object (the operator CLI prints it). */
+export async function generateSerials(db: Db, scope: Scope, body: GenerateBody): Promise<{ message: string; count: number; product: { id: number; name: string }; serials: SerialRow[] }> {
+  return JSON.parse(await generateSerialsJson(db, scope, body)) as { message: string; count: number; product: { id: number; name: string }; serials: SerialRow[] };
 }
 
 /** The serial if the caller may see it (else 404), then the route's record permission (else 403). */
