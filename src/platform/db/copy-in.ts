@@ -3,7 +3,11 @@ import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Tx } from './transaction.js';
+import type { Transaction } from 'kysely';
+import type { DB } from './schema.js';
+
+// Not `Tx` from transaction.ts: database.ts loads this file, and transaction.ts's types load database.ts (a circle).
+type Tx = Transaction<DB>;
 
 /**
  * `COPY … FROM STDIN` inside a Kysely transaction (PostgreSQL only). Kysely does not hand out the `pg` client a
