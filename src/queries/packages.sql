@@ -12,7 +12,7 @@ INSERT INTO package_build_slots (slot) SELECT generate_series(1, $1::int) ON CON
 -- modules/packages/packages.repo.ts findBuild
 select "id", "workspace_id", "product_id", "environment", "variant", "input_hash", "key_hash", "storage_key", "filename", "sha256", "size_bytes", "created_at", "last_built_at" from "package_builds" where "workspace_id" = $1 and "product_id" = $2 and "input_hash" = $3;
 
--- modules/packages/packages.repo.ts packageStatus
+-- modules/packages/packages.repo.ts packageBuilds
 select "variant", "key_hash", max(last_built_at) as "last" from "package_builds" where "workspace_id" = $1 and "product_id" = $2 and "environment" = $3 group by "variant", "key_hash";
 
 -- modules/packages/packages.repo.ts recordActivity

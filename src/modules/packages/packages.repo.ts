@@ -99,9 +99,9 @@ export async function buildForLink(db: Executor, buildId: string): Promise<Build
   return db.selectFrom('package_builds').where('id', '=', buildId).select(BUILD).executeTakeFirst();
 }
 
-/** The newest build of a product and environment made with the key now embedded (`keyHash`). */
-export async function packageStatus(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment, keyHash: string | null) {
-  const rows = await db
+/** A product's builds of one environment: the newest per variant and key (the status matches them with the key now embedded). */
+export async function packageBuilds(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment) {
+  return db
     .selectFrom('package_builds')
     .where('workspace_id', '=', scope.workspaceId)
     .where('product_id', '=', productId)
@@ -109,9 +109,6 @@ export async function packageStatus(db: Executor, scope: Scope, productId: numbe
     .select(['variant', 'key_hash', sql<Date>`max(last_built_at)`.as('last')])
     .groupBy(['variant', 'key_hash'])
     .execute();
-  const last = rows.reduce<Date | null>((latest, r) => (latest === null || r.last > latest ? r.last : latest), null);
-  const current = rows.filter((r) => keyHash !== null && r.key_hash === keyHash);
-  return { lastGeneratedAt: last, currentVariants: [...new Set(current.map((r) => r.variant))].sort() };
 }
 
 export interface Activity {

@@ -300,13 +300,22 @@ export class PackageService implements PackageStatusSource {
 
   /** For the dashboard and plugin-package status. */
   async status(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment) {
-    const state = await this.credentials.read(scope, productId, environment);
-    const s = await repo.packageStatus(db, scope, productId, environment, state.key?.key_hash ?? null);
-    return {
-      packageReady: s.currentVariants.length > 0,
-      lastGeneratedAt: s.lastGeneratedAt,
-      variants: s.currentVariants,
-      rotationOverlapSeconds: this.options.rotationOverlapSeconds[environment],
+    const [state, statusFor] = await Promise.all([this.credentials.read(scope, productId, environment), this.statusFor(db, scope, productId, environment)]);
+    return statusFor(state.key?.key_hash ?? null);
+  }
+
+  /** The status for whichever active key the caller holds: the builds are read once, the key is matched after. */
+  async statusFor(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment) {
+    const builds = await repo.packageBuilds(db, scope, productId, environment);
+    return (keyHash: string | null) => {
+      const last = builds.reduce<Date | null>((latest, r) => (latest === null || r.last > latest ? r.last : latest), null);
+      const variants = [...new Set(builds.filter((r) => keyHash !== null && r.key_hash === keyHash).map((r) => r.variant))].sort();
+      return {
+        packageReady: variants.length > 0,
+        lastGeneratedAt: last,
+        variants,
+        rotationOverlapSeconds: this.options.rotationOverlapSeconds[environment],
+      };
     };
   }
 

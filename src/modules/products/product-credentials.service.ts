@@ -53,9 +53,16 @@ export class ProductCredentials {
    * (unique constraints decide; the loser reads the winner's). An unrecoverable key is reported,
    * never replaced here.
    */
-  async ensure(db: Executor, scope: Scope, product: Pick<ProductRecord, 'id' | 'app_id'>, environment: ProductEnvironment): Promise<CredentialState> {
+  async ensure(
+    db: Executor,
+    scope: Scope,
+    product: Pick<ProductRecord, 'id' | 'app_id'>,
+    environment: ProductEnvironment,
+    /** What the caller already read with `findCredentialWithKey`'s columns (null: nothing); read here when not given. */
+    known?: { credential: repo.CredentialRecord; key: repo.KeyRecord | null } | null,
+  ): Promise<CredentialState> {
     // Almost always both exist: one read, no transaction (a dashboard view used to pay a 7-statement transaction).
-    const found = await repo.findCredentialWithKey(db, scope, product.id, environment);
+    const found = known !== undefined ? known : await repo.findCredentialWithKey(db, scope, product.id, environment);
     if (found?.key) return { credential: found.credential, key: found.key, created: false, rotationRequired: !this.recoverable(found.key) };
     return inTransaction(db, async (tx) => {
       const appId = environment === 'live' ? product.app_id : `app_test_${randomSymbols(20).toLowerCase()}`;

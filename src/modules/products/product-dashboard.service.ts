@@ -2,19 +2,27 @@ import { hasPermission, type Scope } from '../../platform/auth/scope.js';
 import type { Db } from '../../platform/db/database.js';
 import type { ProductEnvironment } from '../../platform/db/schema.js';
 import type { Executor } from '../../platform/db/transaction.js';
+import { notFound } from '../../platform/http/errors.js';
 import type { CredentialState, ProductCredentials } from './product-credentials.service.js';
 import * as repo from './product-dashboard.repo.js';
 import { PERFORMANCE_WINDOWS } from './product-dashboard.schemas.js';
-import { countFiles, listFiles } from './product-files.repo.js';
 import { toFileMetadata } from './product-files.service.js';
-import { latestReviews, reviewSummary } from './product-reviews.service.js';
-import { versionsOf } from './product-versions.service.js';
+import { summaryOf, toReviewRecord } from './product-reviews.service.js';
+import { versionsFrom } from './product-versions.service.js';
 import type { ProductRecord } from './products.repo.js';
-import { productRecordOrThrow, toProductRow, workspaceStorefront } from './products.service.js';
+import { productRecordOrThrow, toProductRow } from './products.service.js';
 
 /** A plugin that called within this long counts as connected; an API key used within it as active. */
 const RECENT_MS = 7 * 86_400_000;
 const ACTIVITY_LIMIT = 20;
+const REVIEW_LIMIT = 10;
+
+export interface PackageStatus {
+  packageReady: boolean;
+  lastGeneratedAt: Date | null;
+  variants: string[];
+  rotationOverlapSeconds: number;
+}
 
 /** What the packages module reports about a product's plugin package (the dashboard does not build packages). */
 export interface PackageStatusSource {
@@ -23,7 +31,9 @@ export interface PackageStatusSource {
     scope: Scope,
     productId: number,
     environment: ProductEnvironment,
-  ): Promise<{ packageReady: boolean; lastGeneratedAt: Date | null; variants: string[]; rotationOverlapSeconds: number }>;
+  ): Promise<PackageStatus>;
+  /** The same from the builds alone, for the key the caller already read (or created): one statement. */
+  statusFor(db: Executor, scope: Scope, productId: number, environment: ProductEnvironment): Promise<(keyHash: string | null) => PackageStatus>;
 }
 
 export interface DashboardContext {
@@ -89,8 +99,7 @@ export function connectionStatusOf(state: CredentialState, environment: ProductE
   };
 }
 
-async function performance(db: Executor, scope: Scope, productId: number, currency: string) {
-  const rows = await repo.salesByWindow(db, scope, productId, PERFORMANCE_WINDOWS);
+function performance(rows: repo.SalesWindowRow[], currency: string) {
   const today = new Date();
   const to = today.toISOString().slice(0, 10);
   return PERFORMANCE_WINDOWS.map((days) => {
@@ -115,11 +124,6 @@ async function performance(db: Executor, scope: Scope, productId: number, curren
   });
 }
 
-async function kpiCounts(db: Executor, scope: Scope, product: ProductRecord) {
-  const counts = await repo.kpiCounts(db, scope, product.id);
-  return { customerCount: counts.customers, orderCount: counts.orders, downloadsTotal: Number(product.downloads_total) };
-}
-
 interface Activity {
   kind: string;
   occurredAt: string;
@@ -127,8 +131,7 @@ interface Activity {
 }
 
 /** The newest events of the product from every source, newest first: sales, refunds, serial actions and activations, catalogue changes. */
-async function recentActivity(db: Executor, scope: Scope, productId: number): Promise<Activity[]> {
-  const { sales, refunds, serials, events } = await repo.recentEvents(db, scope, productId, ACTIVITY_LIMIT);
+function recentActivity({ sales, refunds, serials, events }: NonNullable<repo.DashboardRead['analytics']>['activity']): Activity[] {
   const all: Array<Activity & { t: number }> = [
     ...sales.map((s) => ({
       kind: s.record_type === 'grant' || s.record_type === 'subscription' ? 'grant' : 'sale',
@@ -176,22 +179,25 @@ export async function productDashboard(ctx: DashboardContext, scope: Scope, prod
   const { db } = ctx;
   const access = accessOf(scope);
   const currency = query.currency.toLowerCase();
-  const product = await productRecordOrThrow(db, scope, productId);
-  const none = Promise.resolve(null);
-  const [versions, workspaceUrl, files, fileCount, ranges, kpis, activity, reviews, summary, credential, packageStatus] = await Promise.all([
-    versionsOf(db, scope, product),
-    product.storefront_url ? Promise.resolve(null) : workspaceStorefront(db, scope),
-    access.files ? listFiles(db, scope, productId) : Promise.resolve([]),
-    access.files ? countFiles(db, scope, productId) : none,
-    access.analytics ? performance(db, scope, productId, currency) : none,
-    access.analytics ? kpiCounts(db, scope, product) : none,
-    access.analytics ? recentActivity(db, scope, productId) : Promise.resolve([]),
-    access.reviews ? latestReviews(db, scope, productId, 10) : Promise.resolve([]),
-    access.reviews ? reviewSummary(db, scope, productId) : none,
-    // With credentials access, missing credentials are provisioned (rule 5 and 7); never without it.
-    access.credentials ? ctx.credentials.ensure(db, scope, product, query.environment) : none,
-    access.credentials ? ctx.packages.status(db, scope, productId, query.environment) : none,
+  // One statement for the product and every section it may read; the package builds (another module's) alongside.
+  const [read, packageStatusFor] = await Promise.all([
+    repo.dashboardRead(db, scope, productId, access, { windows: PERFORMANCE_WINDOWS, activityLimit: ACTIVITY_LIMIT, reviewLimit: REVIEW_LIMIT, environment: query.environment }),
+    access.credentials ? ctx.packages.statusFor(db, scope, productId, query.environment) : null,
   ]);
+  if (!read) throw notFound('Product');
+  const { product } = read;
+  const versions = versionsFrom(read.versions, product);
+  const workspaceUrl = read.workspaceStorefront;
+  const files = read.files ?? [];
+  const fileCount = read.files ? read.files.length : null;
+  const ranges = read.analytics ? performance(read.analytics.sales, currency) : null;
+  const kpis = read.analytics ? { customerCount: read.analytics.customers, orderCount: read.analytics.orders, downloadsTotal: Number(product.downloads_total) } : null;
+  const activity = read.analytics ? recentActivity(read.analytics.activity) : [];
+  const reviews = read.reviews ? read.reviews.latest.map(toReviewRecord) : [];
+  const summary = read.reviews ? summaryOf(read.reviews.counts) : null;
+  // With credentials access, missing credentials are provisioned (rule 5 and 7); never without it.
+  const credential = access.credentials ? await ctx.credentials.ensure(db, scope, product, query.environment, read.credential ?? null) : null;
+  const packageStatus = packageStatusFor && credential ? packageStatusFor(credential.key?.key_hash ?? null) : null;
 
   const current = versions.find((v) => v.isCurrent) ?? null;
   const ratingsVisible = access.analytics && access.reviews;

@@ -18,16 +18,6 @@ export async function listFiles(db: Executor, scope: Scope, productId: number): 
     .execute();
 }
 
-export async function countFiles(db: Executor, scope: Scope, productId: number): Promise<number> {
-  const row = await db
-    .selectFrom('product_files')
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('product_id', '=', productId)
-    .select(sql<number>`count(*)::int`.as('n'))
-    .executeTakeFirstOrThrow();
-  return row.n;
-}
-
 export async function findFile(db: Executor, scope: Scope, productId: number, fileId: string): Promise<FileRecord | undefined> {
   return db
     .selectFrom('product_files')

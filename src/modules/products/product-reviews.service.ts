@@ -11,7 +11,7 @@ import { productRecordOrThrow, recordProductEvent } from './products.service.js'
 // Reviews (contract 2.12): stored records with a moderation status; `verifiedPurchase` is
 // computed from the reviewer's entitlements at read time, so it follows refunds and grants.
 
-const toRecord = (r: repo.ReviewRow): ReviewRecord => ({
+export const toReviewRecord = (r: repo.ReviewRow): ReviewRecord => ({
   id: r.id,
   productId: r.product_id,
   rating: r.rating,
@@ -30,7 +30,7 @@ const toRecord = (r: repo.ReviewRow): ReviewRecord => ({
 
 /** Newest reviews of a product in any status (the caller reads private reviews). */
 export async function latestReviews(db: Executor, scope: Scope, productId: number, limit: number): Promise<ReviewRecord[]> {
-  return (await repo.listReviews(db, scope, productId, {}, { limit, offset: 0 })).map(toRecord);
+  return (await repo.listReviews(db, scope, productId, {}, { limit, offset: 0 })).map(toReviewRecord);
 }
 
 export async function listReviews(db: Db, scope: Scope, productId: number, query: ReviewListQuery) {
@@ -41,12 +41,16 @@ export async function listReviews(db: Db, scope: Scope, productId: number, query
     repo.listReviews(db, scope, productId, filter, { limit: pageSize, offset }),
     repo.countReviews(db, scope, productId, filter),
   ]);
-  return { rows: rows.map(toRecord), total, page, pageSize };
+  return { rows: rows.map(toReviewRecord), total, page, pageSize };
 }
 
 /** Counts by status, the published ratings' distribution and their average. */
 export async function reviewSummary(db: Executor, scope: Scope, productId: number) {
-  const rows = await repo.countByStatusAndRating(db, scope, productId);
+  return summaryOf(await repo.countByStatusAndRating(db, scope, productId));
+}
+
+/** The summary of the counts by status and rating. */
+export function summaryOf(rows: Array<{ status: ReviewStatus; rating: number; n: number }>) {
   const byStatus: Record<ReviewStatus, number> = { published: 0, pending: 0, hidden: 0 };
   const distribution: Record<string, number> = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 };
   let sum = 0;
@@ -105,6 +109,6 @@ export async function moderateReview(db: Db, scope: Scope, productId: number, re
     await recordProductEvent(tx, scope, { productId, kind: 'review.moderated', data: { reviewId, from: before, to: body.status, note: body.note ?? null } });
     const row = await repo.findReview(tx, scope, productId, reviewId);
     if (!row) throw notFound('Review');
-    return toRecord(row);
+    return toReviewRecord(row);
   });
 }

@@ -30,7 +30,14 @@ export async function versionsOf(
   scope: Scope,
   product: Pick<products.ProductRecord, 'id' | 'current_version' | 'created_at' | 'updated_at'>,
 ): Promise<VersionRecord[]> {
-  const saved = await repo.savedVersions(db, scope, product.id);
+  return versionsFrom(await repo.savedVersions(db, scope, product.id), product);
+}
+
+/** versionsOf from the saved records already read. */
+export function versionsFrom(
+  saved: repo.VersionRow[],
+  product: Pick<products.ProductRecord, 'current_version' | 'created_at' | 'updated_at'>,
+): VersionRecord[] {
   if (saved.length > 0) return saved.map(toRecord);
   if (!product.current_version) return [];
   return [
