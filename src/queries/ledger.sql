@@ -65,17 +65,20 @@ select "id", "kind", "status" from "partner_agreements" where "workspace_id" = $
 -- modules/ledger/ledger.repo.ts insertAllocation
 with a as ( insert into partner_allocations (workspace_id, order_item_id, product_id, currency, basis, proceeds, platform_fee, processing_fee, referral_agreement_id, referral_visited_at) values ($1, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10) on conflict (workspace_id, order_item_id) do nothing returning id ), p as ( insert into partner_allocation_parts (allocation_id, workspace_id, position, party, agreement_id, rate_bps, amount) select a.id, $11, x.position, x.party, x.agreement_id, x.rate_bps, x.amount from a, unnest($12::int[], $13::text[], $14::int[], $15::int[], $16::bigint[]) as x(position, party, agreement_id, rate_bps, amount) ) select id from a;
 
+-- modules/ledger/ledger.repo.ts insertAllocationTransactions
+-- (nothing captured: t.entries.filter is not a function)
+
 -- modules/ledger/ledger.repo.ts insertAllocations
 -- (nothing captured: Cannot read properties of undefined (reading 'toString'))
-
--- modules/ledger/ledger.repo.ts insertSaleTransactions
--- (nothing captured: t.entries.filter is not a function)
 
 -- modules/ledger/ledger.repo.ts insertTransaction
 with t as ( insert into ledger_transactions (workspace_id, kind, allocation_id, agreement_id, transfer_id) values ($1, $2, $3, $4, $5) returning id ), e as ( insert into ledger_entries (transaction_id, workspace_id, account, agreement_id, recipient_id, currency, amount) select t.id, $6, x.account, x.agreement_id, x.recipient_id, x.currency, x.amount from t, unnest($7::text[], $8::int[], $9::int[], $10::text[], $11::bigint[]) as x(account, agreement_id, recipient_id, currency, amount) ) select id from t;
 
 -- modules/ledger/ledger.repo.ts lockAgreement
 select a.id, a.recipient_id, (a.status = 'active' and exists (select 1 from partner_consents c where c.agreement_id = a.id and c.party = 'developer' and c.terms_version = a.accepted_terms_version and c.policy_version = $1) and exists (select 1 from partner_consents c where c.agreement_id = a.id and c.party = 'recipient' and c.terms_version = a.accepted_terms_version and c.policy_version = $2)) as live from partner_agreements a where a.workspace_id = $3 and a.id = $4 for update;
+
+-- modules/ledger/ledger.repo.ts lockAgreements
+select a.id, a.recipient_id, (a.status = 'active' and exists (select 1 from partner_consents c where c.agreement_id = a.id and c.party = 'developer' and c.terms_version = a.accepted_terms_version and c.policy_version = $1) and exists (select 1 from partner_consents c where c.agreement_id = a.id and c.party = 'recipient' and c.terms_version = a.accepted_terms_version and c.policy_version = $2)) as live from partner_agreements a where a.workspace_id = $3 and a.id = any($4::int[]) order by a.id for update;
 
 -- modules/ledger/ledger.repo.ts lockAgreementsForSale
 select a.id, a.kind, a.status, a.recipient_id, t.rate_bps, tp.rate_bps as product_rate_bps, t.include_reseller_sales, t.attribution_window_days, (a.status = 'active' and exists (select 1 from partner_consents c where c.agreement_id = a.id and c.party = 'developer' and c.terms_version = a.accepted_terms_version and c.policy_version = $1) and exists (select 1 from partner_consents c where c.agreement_id = a.id and c.party = 'recipient' and c.terms_version = a.accepted_terms_version and c.policy_version = $2)) as live from partner_agreements a join partner_terms t on t.agreement_id = a.id and t.version = a.accepted_terms_version left join partner_term_products tp on tp.agreement_id = a.id and tp.version = t.version and tp.product_id = $3 where a.workspace_id = $4 and a.status in ('accepted', 'active', 'paused') and t.effective_from <= $5 and ((a.kind = 'collaborator' and tp.product_id is not null) or (a.kind = 'affiliate' and a.id = $6)) order by a.id for update of a;
@@ -86,6 +89,9 @@ select x.sale::int as sale, a.id, a.kind, a.status, a.recipient_id, t.rate_bps, 
 -- modules/ledger/ledger.repo.ts lockAllocationOfItem
 select id, currency, basis, proceeds::text, refunded::text from partner_allocations where workspace_id = $1 and order_item_id = $2 for update;
 
+-- modules/ledger/ledger.repo.ts lockAllocationsOfItems
+select id, order_item_id, currency, basis, proceeds::text, refunded::text from partner_allocations where workspace_id = $1 and order_item_id = any($2::int[]) order by id for update;
+
 -- modules/ledger/ledger.repo.ts partnerBuckets
 select currency, account, sum(amount)::text as total from ledger_entries where agreement_id = $1 and account in ('partner_pending', 'partner_payable', 'partner_recovery') and currency = $2 group by currency, account;
 
@@ -95,6 +101,10 @@ select e.agreement_id, e.currency, e.account, sum(e.amount)::text as total from 
 -- modules/ledger/ledger.repo.ts recordReversal
 update partner_allocations set refunded = $1::bigint where workspace_id = $2 and id = $3;
 update partner_allocation_parts p set reversed = x.reversed from unnest($1::int[], $2::bigint[]) as x(position, reversed) where p.workspace_id = $3 and p.allocation_id = $4 and p.position = x.position;
+
+-- modules/ledger/ledger.repo.ts recordReversals
+update partner_allocations a set refunded = x.refunded from unnest($1::bigint[], $2::bigint[]) as x(id, refunded) where a.workspace_id = $3 and a.id = x.id;
+update partner_allocation_parts p set reversed = x.reversed from unnest($1::bigint[], $2::int[], $3::bigint[]) as x(allocation_id, position, reversed) where p.workspace_id = $4 and p.allocation_id = x.allocation_id and p.position = x.position;
 
 -- modules/ledger/ledger.repo.ts unallocatedExternalItems
 select i.id, i.product_id, i.currency, i.sale_price_cents::text, i.refunded_cents::text, i.purchased_at from order_items i where i.workspace_id = $1 and i.id > $2 and i.channel in ('import', 'external_store') and i.sale_price_cents > 0 and i.product_id in ( select tp.product_id from partner_agreements a join partner_terms t on t.agreement_id = a.id and t.version = a.accepted_terms_version and t.include_reseller_sales join partner_term_products tp on tp.agreement_id = a.id and tp.version = t.version where a.workspace_id = $3 and a.kind = 'collaborator' and a.status in ('accepted', 'active', 'paused')) and not exists (select 1 from partner_allocations x where x.workspace_id = i.workspace_id and x.order_item_id = i.id) order by i.id limit $4;

@@ -239,10 +239,10 @@ export async function insertAllocations(tx: Tx, workspaceId: number, allocations
 }
 
 /**
- * `insertTransaction` for several sale allocations in one statement: one ledger transaction of
- * kind `sale` per allocation, with its non-zero entries (an allocation without any is skipped).
+ * `insertTransaction` for several allocations in one statement: one ledger transaction of `kind`
+ * (a sale, or a refund's reversal) per allocation, with its non-zero entries (an allocation without any is skipped).
  */
-export async function insertSaleTransactions(tx: Tx, workspaceId: number, transactions: Array<{ allocationId: number; entries: Entry[] }>): Promise<void> {
+export async function insertAllocationTransactions(tx: Tx, workspaceId: number, kind: 'sale' | 'refund', transactions: Array<{ allocationId: number; entries: Entry[] }>): Promise<void> {
   const kept = transactions.map((t) => ({ allocationId: t.allocationId, entries: t.entries.filter((e) => e.amount !== 0n) })).filter((t) => t.entries.length > 0);
   if (kept.length === 0) return;
   const rows = kept.flatMap((t) => t.entries.map((e) => ({ allocationId: t.allocationId, ...e })));
@@ -250,7 +250,7 @@ export async function insertSaleTransactions(tx: Tx, workspaceId: number, transa
   await sql`
     with t as (
       insert into ledger_transactions (workspace_id, kind, allocation_id, agreement_id, transfer_id)
-      select ${workspaceId}, 'sale', x.allocation_id, null, null from unnest(${kept.map((t) => t.allocationId)}::bigint[]) with ordinality as x(allocation_id, n)
+      select ${workspaceId}, ${kind}, x.allocation_id, null, null from unnest(${kept.map((t) => t.allocationId)}::bigint[]) with ordinality as x(allocation_id, n)
       order by x.n
       returning id, allocation_id
     )
@@ -288,6 +288,53 @@ export async function lockAllocationOfItem(tx: Tx, workspaceId: number, orderIte
     refunded: BigInt(a.refunded),
     parts: parts.rows.map((p) => ({ ...p, amount: BigInt(p.amount), reversed: BigInt(p.reversed) })),
   };
+}
+
+/** `lockAllocationOfItem` for several items in one statement each for the allocations (locked in id order) and their parts: item id → allocation. */
+export async function lockAllocationsOfItems(tx: Tx, workspaceId: number, orderItemIds: number[]): Promise<Map<number, AllocationForRefund>> {
+  const out = new Map<number, AllocationForRefund>();
+  if (orderItemIds.length === 0) return out;
+  const heads = await sql<{ id: number; order_item_id: number; currency: string; basis: Basis; proceeds: string; refunded: string }>`
+    select id, order_item_id, currency, basis, proceeds::text, refunded::text from partner_allocations
+    where workspace_id = ${workspaceId} and order_item_id = any(${orderItemIds}::int[]) order by id for update`.execute(tx);
+  if (heads.rows.length === 0) return out;
+  const parts = await sql<{ allocation_id: number; position: number; party: PartyKind; agreement_id: number | null; amount: string; reversed: string }>`
+    select allocation_id, position, party, agreement_id, amount::text, reversed::text from partner_allocation_parts
+    where workspace_id = ${workspaceId} and allocation_id = any(${heads.rows.map((h) => h.id)}::bigint[]) order by allocation_id, position`.execute(tx);
+  for (const a of heads.rows) {
+    out.set(a.order_item_id, {
+      id: a.id,
+      currency: a.currency.trim(),
+      basis: a.basis,
+      proceeds: BigInt(a.proceeds),
+      refunded: BigInt(a.refunded),
+      parts: parts.rows.filter((p) => p.allocation_id === a.id).map(({ allocation_id: _, ...p }) => ({ ...p, amount: BigInt(p.amount), reversed: BigInt(p.reversed) })),
+    });
+  }
+  return out;
+}
+
+/** `recordReversal` for several allocations: two statements for all of them. */
+export async function recordReversals(tx: Tx, workspaceId: number, reversals: Array<{ allocationId: number; refunded: bigint; reversedByPosition: bigint[] }>): Promise<void> {
+  if (reversals.length === 0) return;
+  await sql`
+    update partner_allocations a set refunded = x.refunded
+    from unnest(${reversals.map((r) => r.allocationId)}::bigint[], ${reversals.map((r) => r.refunded.toString())}::bigint[]) as x(id, refunded)
+    where a.workspace_id = ${workspaceId} and a.id = x.id`.execute(tx);
+  const parts = reversals.flatMap((r) => r.reversedByPosition.map((reversed, position) => ({ allocationId: r.allocationId, position, reversed })));
+  await sql`
+    update partner_allocation_parts p set reversed = x.reversed
+    from unnest(${parts.map((p) => p.allocationId)}::bigint[], ${parts.map((p) => p.position)}::int[], ${parts.map((p) => p.reversed.toString())}::bigint[]) as x(allocation_id, position, reversed)
+    where p.workspace_id = ${workspaceId} and p.allocation_id = x.allocation_id and p.position = x.position`.execute(tx);
+}
+
+/** `lockAgreement` for several agreements in one statement, in id order: id → its recipient and whether it is live. */
+export async function lockAgreements(tx: Tx, workspaceId: number, agreementIds: number[]): Promise<Map<number, { recipient_id: number | null; live: boolean }>> {
+  if (agreementIds.length === 0) return new Map();
+  const result = await sql<{ id: number; recipient_id: number | null; live: boolean }>`
+    select a.id, a.recipient_id, ${liveExpression} as live from partner_agreements a
+    where a.workspace_id = ${workspaceId} and a.id = any(${[...new Set(agreementIds)].sort((x, y) => x - y)}::int[]) order by a.id for update`.execute(tx);
+  return new Map(result.rows.map((r) => [r.id, { recipient_id: r.recipient_id, live: r.live }]));
 }
 
 export async function recordReversal(tx: Tx, workspaceId: number, allocationId: number, refunded: bigint, reversedByPosition: bigint[]): Promise<void> {

@@ -125,7 +125,7 @@ export async function allocateSales(tx: Tx, workspaceId: number, sales: SaleToAl
     }
     return { allocationId: allocationIds.get(sale.orderItemId)!, entries };
   });
-  await repo.insertSaleTransactions(tx, workspaceId, transactions);
+  await repo.insertAllocationTransactions(tx, workspaceId, 'sale', transactions);
   return planned.map((p) => (booked.includes(p) ? allocationIds.get(p.sale.orderItemId)! : null));
 }
 
@@ -143,45 +143,70 @@ function creditEntries(agreementId: number, recipientId: number | null, currency
  * full refund would. A partner's part comes from pending, then payable; the rest becomes a recovery.
  */
 export async function reverseRefund(tx: Tx, workspaceId: number, orderItemId: number, refundedTotal: bigint): Promise<void> {
-  const allocation = await repo.lockAllocationOfItem(tx, workspaceId, orderItemId);
-  if (!allocation || refundedTotal <= allocation.refunded) return;
-  const target = refundedTotal > allocation.proceeds ? allocation.proceeds : refundedTotal;
-  const amounts = allocation.parts.map((p) => p.amount);
-  const step = reversalStep(amounts, allocation.refunded, target);
-  await repo.recordReversal(tx, workspaceId, allocation.id, target, allocation.parts.map((p, i) => p.reversed + step[i]!));
-  const c = allocation.currency;
-  const entries: repo.Entry[] = [];
-  const partners = [...new Set(allocation.parts.filter((p) => p.agreement_id !== null).map((p) => p.agreement_id!))].sort((a, b) => a - b);
-  const locked = new Map<number, { recipient_id: number | null }>();
-  for (const id of partners) locked.set(id, (await repo.lockAgreement(tx, workspaceId, id))!);
-  if (allocation.basis === 'external') {
-    let back = 0n;
-    allocation.parts.forEach((p, i) => {
-      if (p.agreement_id === null) return;
-      entries.push({ account: 'external_estimate', agreementId: p.agreement_id, recipientId: locked.get(p.agreement_id)!.recipient_id, currency: c, amount: -step[i]! });
-      back += step[i]!;
-    });
-    entries.push({ account: 'external_offset', agreementId: null, recipientId: null, currency: c, amount: back });
-  } else {
-    entries.push({ account: 'checkout_clearing', agreementId: null, recipientId: null, currency: c, amount: target - allocation.refunded });
-    for (let i = 0; i < allocation.parts.length; i++) {
-      const p = allocation.parts[i]!;
-      const amount = step[i]!;
-      if (p.party === 'platform' || p.party === 'processing') entries.push({ account: 'platform_share', agreementId: null, recipientId: null, currency: c, amount: -amount });
-      else if (p.party === 'developer') entries.push({ account: 'developer_earnings', agreementId: null, recipientId: null, currency: c, amount: -amount });
-      else if (amount > 0n) {
-        const buckets = (await repo.partnerBuckets(tx, p.agreement_id!, c)).get(c) ?? { pending: 0n, payable: 0n, recovery: 0n };
-        const m = debitMoves(buckets, amount);
-        const recipientId = locked.get(p.agreement_id!)!.recipient_id;
-        entries.push(
-          { account: 'partner_pending', agreementId: p.agreement_id, recipientId, currency: c, amount: -m.pending },
-          { account: 'partner_payable', agreementId: p.agreement_id, recipientId, currency: c, amount: -m.payable },
-          { account: 'partner_recovery', agreementId: p.agreement_id, recipientId, currency: c, amount: -m.recovery },
-        );
+  await reverseRefunds(tx, workspaceId, [{ orderItemId, refundedTotal }]);
+}
+
+/**
+ * `reverseRefund` for several items of one workspace (each once) in one transaction, with a constant number of
+ * statements: the allocations are locked together (in id order), then their agreements (in id order); each
+ * partner's balances are read once and carried from reversal to reversal in the order given, as one reversal
+ * after another would move them.
+ */
+export async function reverseRefunds(tx: Tx, workspaceId: number, refunds: Array<{ orderItemId: number; refundedTotal: bigint }>): Promise<void> {
+  const allocations = await repo.lockAllocationsOfItems(tx, workspaceId, refunds.map((r) => r.orderItemId));
+  const planned = refunds.flatMap(({ orderItemId, refundedTotal }) => {
+    const allocation = allocations.get(orderItemId);
+    if (!allocation || refundedTotal <= allocation.refunded) return [];
+    const target = refundedTotal > allocation.proceeds ? allocation.proceeds : refundedTotal;
+    const step = reversalStep(allocation.parts.map((p) => p.amount), allocation.refunded, target);
+    return [{ allocation, target, step }];
+  });
+  if (planned.length === 0) return;
+  await repo.recordReversals(
+    tx,
+    workspaceId,
+    planned.map(({ allocation, target, step }) => ({ allocationId: allocation.id, refunded: target, reversedByPosition: allocation.parts.map((p, i) => p.reversed + step[i]!) })),
+  );
+  const locked = await repo.lockAgreements(tx, workspaceId, planned.flatMap(({ allocation }) => allocation.parts.filter((p) => p.agreement_id !== null).map((p) => p.agreement_id!)));
+  const debited = planned.flatMap(({ allocation, step }) =>
+    allocation.basis === 'external' ? [] : allocation.parts.flatMap((p, i) => (p.party !== 'platform' && p.party !== 'processing' && p.party !== 'developer' && step[i]! > 0n ? [{ agreementId: p.agreement_id!, currency: allocation.currency }] : [])),
+  );
+  const buckets = await repo.partnerBucketsOf(tx, [...new Map(debited.map((k) => [repo.bucketKey(k.agreementId, k.currency), k])).values()]);
+  const transactions = planned.map(({ allocation, target, step }) => {
+    const c = allocation.currency;
+    const entries: repo.Entry[] = [];
+    if (allocation.basis === 'external') {
+      let back = 0n;
+      allocation.parts.forEach((p, i) => {
+        if (p.agreement_id === null) return;
+        entries.push({ account: 'external_estimate', agreementId: p.agreement_id, recipientId: locked.get(p.agreement_id)!.recipient_id, currency: c, amount: -step[i]! });
+        back += step[i]!;
+      });
+      entries.push({ account: 'external_offset', agreementId: null, recipientId: null, currency: c, amount: back });
+    } else {
+      entries.push({ account: 'checkout_clearing', agreementId: null, recipientId: null, currency: c, amount: target - allocation.refunded });
+      for (let i = 0; i < allocation.parts.length; i++) {
+        const p = allocation.parts[i]!;
+        const amount = step[i]!;
+        if (p.party === 'platform' || p.party === 'processing') entries.push({ account: 'platform_share', agreementId: null, recipientId: null, currency: c, amount: -amount });
+        else if (p.party === 'developer') entries.push({ account: 'developer_earnings', agreementId: null, recipientId: null, currency: c, amount: -amount });
+        else if (amount > 0n) {
+          const key = repo.bucketKey(p.agreement_id!, c);
+          const before = buckets.get(key) ?? { pending: 0n, payable: 0n, recovery: 0n };
+          const m = debitMoves(before, amount);
+          buckets.set(key, applyMoves(before, m, -1n));
+          const recipientId = locked.get(p.agreement_id!)!.recipient_id;
+          entries.push(
+            { account: 'partner_pending', agreementId: p.agreement_id, recipientId, currency: c, amount: -m.pending },
+            { account: 'partner_payable', agreementId: p.agreement_id, recipientId, currency: c, amount: -m.payable },
+            { account: 'partner_recovery', agreementId: p.agreement_id, recipientId, currency: c, amount: -m.recovery },
+          );
+        }
       }
     }
-  }
-  await repo.insertTransaction(tx, { workspaceId, kind: 'refund', allocationId: allocation.id }, entries);
+    return { allocationId: allocation.id, entries };
+  });
+  await repo.insertAllocationTransactions(tx, workspaceId, 'refund', transactions);
 }
 
 /**
