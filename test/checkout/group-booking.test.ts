@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { unbalancedTransactions } from '../../src/modules/ledger/ledger.repo.js';
 import { ReferralContextSigner } from '../../src/modules/referrals/referral-context.js';
 import { buildTestApp, onPostgres, type SeededWorkspace, TEST_LICENSE_KEY, type TestContext, unique, useTestApp } from '../helpers/app.js';
-import { balances, now, programs, sale, signedEvent, WEBHOOK_SECRET } from './checkout-helpers.js';
+import { balances, now, programs, refund, sale, signedEvent, WEBHOOK_SECRET } from './checkout-helpers.js';
 
 // Sales that arrive while a booking runs are booked together in the next one (CheckoutEvents'
 // group booking). What a group books must be exactly what booking the same sales one after
@@ -141,6 +141,121 @@ describe('group booking of checkout sales', () => {
     expect((await balances(ctx(), ws.workspaceId)).checkout_clearing).toBe(-(500n + 1_000n + 700n + 900n + 300n));
     const items = await sql<{ n: number }>`select count(*)::int as n from order_items where workspace_id = ${ws.workspaceId}`.execute(ctx().database.db);
     expect(items.rows[0]!.n).toBe(5);
+    expect(await unbalancedTransactions(ctx().database.db)).toEqual([]);
+  });
+});
+
+/** What the refunds of a workspace changed, with its own ids replaced by the sale's position. */
+async function refunded(c: TestContext, ws: SeededWorkspace, suffix: string) {
+  const position = (reference: string) => Number(reference.replace(`ord_group_${suffix}_`, ''));
+  const items = await sql<{ reference: string; product_id: number; refunded_cents: string; refund_status: string; order_status: string; serial: string | null; entitlement: string | null }>`
+    select o.reference, i.product_id, i.refunded_cents::text, i.refund_status, o.refund_status as order_status,
+           (select s.status from serials s where s.workspace_id = i.workspace_id and s.id = i.serial_id) as serial,
+           (select e.status from entitlements e where e.workspace_id = i.workspace_id and e.order_item_id = i.id) as entitlement
+    from order_items i join orders o on o.workspace_id = i.workspace_id and o.id = i.order_id where i.workspace_id = ${ws.workspaceId}`.execute(c.database.db);
+  const entries = await sql<{ reference: string; product_id: number; account: string; agreement_id: number | null; amount: string }>`
+    select o.reference, i.product_id, e.account, e.agreement_id, e.amount::text
+    from ledger_entries e join ledger_transactions t on t.id = e.transaction_id join partner_allocations a on a.id = t.allocation_id
+    join order_items i on i.workspace_id = a.workspace_id and i.id = a.order_item_id join orders o on o.workspace_id = i.workspace_id and o.id = i.order_id
+    where e.workspace_id = ${ws.workspaceId} and t.kind = 'refund'`.execute(c.database.db);
+  const parts = await sql<{ reference: string; product_id: number; refunded: string; reversed: number[] }>`
+    select o.reference, i.product_id, a.refunded::text, (select array_agg(p.reversed order by p.position) from partner_allocation_parts p where p.allocation_id = a.id) as reversed
+    from partner_allocations a join order_items i on i.workspace_id = a.workspace_id and i.id = a.order_item_id join orders o on o.workspace_id = i.workspace_id and o.id = i.order_id
+    where a.workspace_id = ${ws.workspaceId}`.execute(c.database.db);
+  const audits = await sql<{ data: { orderId: string; amountCents: number; refundedCents: number; revokedSerialIds: number[] } }>`
+    select data from audit_log where workspace_id = ${ws.workspaceId} and action = 'purchases.checkout_refund'`.execute(c.database.db);
+  const agreementKey = (id: number | null) => (id === ws.ids.programs.aff ? 'aff' : id === ws.ids.programs.co ? 'co' : id === null ? null : `other:${id}`);
+  const products = new Map(Object.entries(ws.ids.products).map(([key, id]) => [id, key]));
+  const sorted = <T extends object>(rows: T[]) => rows.map((r) => JSON.stringify(r)).sort();
+  return {
+    items: sorted(items.rows.map(({ reference, product_id, ...rest }) => ({ sale: position(reference), product: products.get(product_id), ...rest }))),
+    entries: sorted(entries.rows.map(({ reference, product_id, agreement_id, ...rest }) => ({ sale: position(reference), product: products.get(product_id), agreement: agreementKey(agreement_id), ...rest }))),
+    parts: sorted(parts.rows.map(({ reference, product_id, ...rest }) => ({ sale: position(reference), product: products.get(product_id), ...rest }))),
+    audits: sorted(audits.rows.map(({ data }) => ({ sale: position(data.orderId), amountCents: data.amountCents, refundedCents: data.refundedCents, revoked: data.revokedSerialIds.length }))),
+    balances: Object.fromEntries(Object.entries(await balances(c, ws.workspaceId)).map(([k, v]) => [k.replace(/:(\d+)$/, (_, id: string) => `:${agreementKey(Number(id))}`), v])),
+  };
+}
+
+describe('group booking of checkout refunds', () => {
+  /** Full, partial and second partial refunds over the SPECS sales: each item at most once per refund event. */
+  function refundsFor(ws: SeededWorkspace, suffix: string) {
+    return SPECS.flatMap((spec, i) => {
+      const item = spec.items[0]!;
+      const paid = item.subtotal - (item.discount ?? 0);
+      const order = `ord_group_${suffix}_${i}`;
+      if (i % 3 === 0) return [refund(ws, order, item.product, paid)];
+      if (i % 3 === 1) return [refund(ws, order, item.product, Math.floor(paid / 3))];
+      return spec.items.map((x) => refund(ws, order, x.product, Math.floor((x.subtotal - (x.discount ?? 0)) / 2)));
+    });
+  }
+
+  it('books refunds that arrive together exactly as booking them one after another does, in fewer transactions', async () => {
+    const together = await programs(ctx());
+    const apart = await programs(ctx());
+    const [t, a] = [`t${unique()}`, `a${unique()}`];
+    for (const [ws, suffix] of [[together, t], [apart, a]] as const) {
+      for (const event of eventsFor(ws, suffix)) expect((await signedEvent(ctx(), event)).statusCode).toBe(200);
+    }
+    const answers = await Promise.all(refundsFor(together, t).map((event) => signedEvent(ctx(), event)));
+    for (const event of refundsFor(apart, a)) {
+      const res = await signedEvent(ctx(), event);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().outcome).toBe('recorded');
+    }
+    expect(answers.map((r) => `${r.statusCode} ${r.json().outcome}`)).toEqual(answers.map(() => '200 recorded'));
+    const [mine, theirs] = [await refunded(ctx(), together, t), await refunded(ctx(), apart, a)];
+    expect(mine).toEqual(theirs);
+    // Not vacuous: full refunds revoked serials and reversed partner shares, partial ones did not revoke.
+    expect(mine.items.filter((i) => i.includes('"refund_status":"full"') && i.includes('"serial":"revoked"')).length).toBe(SPECS.filter((_, i) => i % 3 === 0).length);
+    expect(mine.audits.filter((x) => x.includes('"revoked":1')).length).toBe(SPECS.filter((_, i) => i % 3 === 0).length);
+    expect(mine.entries.some((e) => e.includes('partner_pending') || e.includes('partner_payable'))).toBe(true);
+    const transactions = await sql<{ n: number }>`select count(distinct xmin::text)::int as n from checkout_events where workspace_id = ${together.workspaceId} and type = 'refund.created'`.execute(ctx().database.db);
+    expect(transactions.rows[0]!.n).toBeLessThan(answers.length);
+    expect(await unbalancedTransactions(ctx().database.db)).toEqual([]);
+  });
+
+  it('answers each refund of a group that is out of the ordinary as it would be answered alone', async () => {
+    const ws = await programs(ctx());
+    const sales = [sale(ws, [{ product: 'p1', subtotal: 1_000 }]), sale(ws, [{ product: 'p2', subtotal: 800 }]), sale(ws, [{ product: 'p1', subtotal: 600 }]), sale(ws, [{ product: 'p2', subtotal: 400 }])];
+    for (const event of sales) expect((await signedEvent(ctx(), event)).statusCode).toBe(200);
+    const order = (i: number) => sales[i]!.data.order_id;
+    const first = refund(ws, order(0), 'p1', 100);
+    expect((await signedEvent(ctx(), first)).json().outcome).toBe('recorded');
+    const twiceFull = refund(ws, order(2), 'p1', 600);
+    const cases: Array<{ event: object; status?: number; code?: string; outcome?: string }> = [
+      { event: refund(ws, order(0), 'p1', 200), status: 200, outcome: 'recorded' },
+      { event: refund(ws, order(1), 'p2', 800), status: 200, outcome: 'recorded' },
+      { event: first, status: 200, outcome: 'replayed' },
+      { event: { ...first, data: { ...first.data, amount_cents: 5 } }, status: 409, code: 'CHECKOUT_EVENT_ID_REUSED' },
+      { event: refund({ ...ws, workspaceId: 2_000_000_000 }, order(0), 'p1', 1), status: 404, code: 'NOT_FOUND' },
+      { event: refund(ws, `ord_${unique()}`, 'p1', 1), status: 404, code: 'NOT_FOUND' },
+      { event: refund(ws, order(0), 'p2', 1), status: 404, code: 'NOT_FOUND' },
+      { event: { ...refund(ws, order(3), 'p2', 1), created: now() - 31 * 86_400 }, status: 400, code: 'CHECKOUT_EVENT_TIME_OUT_OF_RANGE' },
+      { event: refund(ws, order(3), 'p2', 401), status: 409, code: 'REFUND_EXCEEDS_PAYMENT' },
+      // The same item twice in a group: both fit (recorded one after the other) ...
+      { event: refund(ws, order(3), 'p2', 150) },
+      { event: refund(ws, order(3), 'p2', 250) },
+      // ... or only one of them does.
+      { event: twiceFull },
+      { event: { ...twiceFull, id: `evt_${unique()}` } },
+    ];
+    const answers = await Promise.all(cases.map((c) => signedEvent(ctx(), c.event)));
+    answers.forEach((res, i) => {
+      const c = cases[i]!;
+      if (c.status) expect(res.statusCode, `case ${i}: ${res.body}`).toBe(c.status);
+      if (c.code) expect(res.json().code, `case ${i}`).toBe(c.code);
+      if (c.outcome) expect(res.json().outcome, `case ${i}`).toBe(c.outcome);
+    });
+    expect([answers.at(-4)!.statusCode, answers.at(-3)!.statusCode]).toEqual([200, 200]);
+    expect([answers.at(-2)!.statusCode, answers.at(-1)!.statusCode].sort()).toEqual([200, 409]);
+    const items = await sql<{ reference: string; refunded_cents: string; refund_status: string }>`
+      select external_reference as reference, refunded_cents::text, refund_status from order_items where workspace_id = ${ws.workspaceId}`.execute(ctx().database.db);
+    const byOrder = new Map(items.rows.map((r) => [r.reference, `${r.refunded_cents} ${r.refund_status}`]));
+    expect([0, 1, 2, 3].map((i) => byOrder.get(order(i)))).toEqual(['300 partial', '800 full', '600 full', '400 full']);
+    // Refused refunds recorded nothing: the clearing account holds the sales less the refunds booked.
+    expect((await balances(ctx(), ws.workspaceId)).checkout_clearing).toBe(-(2_800n - 300n - 800n - 600n - 400n));
+    const recorded = await sql<{ n: number }>`select count(*)::int as n from checkout_events where workspace_id = ${ws.workspaceId} and type = 'refund.created'`.execute(ctx().database.db);
+    expect(recorded.rows[0]!.n).toBe(1 + 2 + 2 + 1);
     expect(await unbalancedTransactions(ctx().database.db)).toEqual([]);
   });
 });

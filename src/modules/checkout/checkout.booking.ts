@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Tx } from '../../platform/db/transaction.js';
-import { allocateSales, reverseRefund } from '../ledger/index.js';
-import { type CheckoutSale, recordCheckoutRefund, recordCheckoutSales, recordExternalRefund } from '../purchases/index.js';
+import { allocateSales, reverseRefund, reverseRefunds } from '../ledger/index.js';
+import { type CheckoutSale, recordCheckoutRefund, recordCheckoutRefunds, recordCheckoutSales, recordExternalRefund, type RefundableItem } from '../purchases/index.js';
 import * as repo from './checkout.repo.js';
 
 // How a sale becomes money and licences, whoever collected it: Patchbay's managed checkout or a
@@ -109,6 +109,17 @@ export async function bookCheckoutRefund(tx: Tx, scope: Scope, refund: { orderId
   const { itemId, refundedCents } = await recordCheckoutRefund(tx, scope, refund);
   await reverseRefund(tx, scope.workspaceId, itemId, BigInt(refundedCents));
   return itemId;
+}
+
+/**
+ * `bookCheckoutRefund` for several refunds of one workspace whose items the caller locked and
+ * checked (each item once, each refund within what was paid), with the statements of one refund
+ * and its reversal. Answers each refund's item by position.
+ */
+export async function bookCheckoutRefunds(tx: Tx, scope: Scope, refunds: ReadonlyArray<{ item: RefundableItem; amountCents: number; refundedAt: Date }>): Promise<number[]> {
+  const recorded = await recordCheckoutRefunds(tx, scope, refunds);
+  await reverseRefunds(tx, scope.workspaceId, recorded.map((r) => ({ orderItemId: r.itemId, refundedTotal: BigInt(r.refundedCents) })));
+  return recorded.map((r) => r.itemId);
 }
 
 /**

@@ -10,7 +10,8 @@ import { AppError, CommonErrors, type FieldError, notFound } from '../../platfor
 import { jsonValidator } from '../../platform/http/validation.js';
 import { isIsoCurrency } from '../../platform/money/currencies.js';
 import { getVisibleProductOrThrow, visibleProducts } from '../products/index.js';
-import { bookCheckoutRefund, bookSale, bookSales, type ReferralVerifier, type SaleToBook } from './checkout.booking.js';
+import { checkoutItemKey, lockCheckoutItemsForRefunds, type RefundableItem } from '../purchases/index.js';
+import { bookCheckoutRefund, bookCheckoutRefunds, bookSale, bookSales, type ReferralVerifier, type SaleToBook } from './checkout.booking.js';
 import { CheckoutErrors } from './checkout.errors.js';
 import * as repo from './checkout.repo.js';
 import { RefundCreatedData, SaleCapturedData, type CheckoutEventAnswer, type CheckoutEventBody } from './checkout.schemas.js';
@@ -78,6 +79,14 @@ interface QueuedSale {
   signedAt: number;
 }
 
+/** A refund waiting for the next group booking of refunds. */
+interface QueuedRefund {
+  event: CheckoutEventBody;
+  data: RefundCreatedData;
+  digest: Buffer;
+  signedAt: number;
+}
+
 /** What the group booking made of a sale: its answer, or that it goes the one-event path (anything out of the ordinary). */
 type GroupResult = { answer: CheckoutEventAnswer } | { alone: true };
 const ALONE: GroupResult = { alone: true };
@@ -86,6 +95,8 @@ const ALONE: GroupResult = { alone: true };
 export const MAX_SALES_PER_BOOKING = 64;
 /** Group bookings at once per instance: one is prepared and sent while the database works on the other. */
 export const GROUP_BOOKING_LANES = 2;
+/** How many refunds one group booking takes at most (a refund names one item). */
+export const MAX_REFUNDS_PER_BOOKING = 64;
 
 /**
  * Sales and refunds reported by the managed checkout. An event's id is recorded with a digest of
@@ -102,6 +113,7 @@ export const GROUP_BOOKING_LANES = 2;
  */
 export class CheckoutEvents {
   private readonly groups: Batcher<QueuedSale, GroupResult>;
+  private readonly refundGroups: Batcher<QueuedRefund, GroupResult>;
   private readonly alone: LimitFunction;
 
   constructor(
@@ -112,12 +124,13 @@ export class CheckoutEvents {
     concurrency = 4,
   ) {
     this.groups = new Batcher((sales) => this.bookGroup(sales), MAX_SALES_PER_BOOKING, GROUP_BOOKING_LANES);
+    this.refundGroups = new Batcher((refunds) => this.bookRefundGroup(refunds), MAX_REFUNDS_PER_BOOKING, GROUP_BOOKING_LANES);
     this.alone = pLimit(concurrency);
   }
 
   /** Events admitted and not answered yet: waiting for a group or a turn, or being booked. */
   get inFlight(): number {
-    return this.groups.pending + this.alone.activeCount + this.alone.pendingCount;
+    return this.groups.pending + this.refundGroups.pending + this.alone.activeCount + this.alone.pendingCount;
   }
 
   /** `signedAt`: the signature's `t` (Unix seconds), which bounds the event's own time. */
@@ -126,6 +139,13 @@ export class CheckoutEvents {
       const data = checked(checkSale(event.data));
       const result = await this.groups.add({ event, data, digest: digestOf(event), signedAt }).catch((error: unknown) => {
         this.log.warn({ err: error, eventId: event.id }, 'a group booking of checkout sales failed; each of its sales is booked alone');
+        return ALONE;
+      });
+      if ('answer' in result) return result.answer;
+    } else if (event.type === 'refund.created') {
+      const data = checked(checkRefund(event.data));
+      const result = await this.refundGroups.add({ event, data, digest: digestOf(event), signedAt }).catch((error: unknown) => {
+        this.log.warn({ err: error, eventId: event.id }, 'a group booking of checkout refunds failed; each of its refunds is booked alone');
         return ALONE;
       });
       if ('answer' in result) return result.answer;
@@ -211,6 +231,62 @@ export class CheckoutEvents {
         );
         mine.forEach((q, i) => {
           results[sales.indexOf(q)] = { answer: { received: true, id: q.event.id, outcome: booked[i]!.outcome, order_item_ids: booked[i]!.items.map((item) => item.orderItemId) } };
+        });
+      }
+    });
+    return results;
+  }
+
+  /**
+   * Books the refunds of a group that have nothing out of the ordinary, together, in one
+   * transaction, as `bookGroup` does sales; the others are answered `ALONE`: a used event id, a
+   * time out of range, an unknown workspace, an item that does not exist, an item refunded twice
+   * in the group (the second is booked after the first, on its own), a refund beyond what was paid.
+   */
+  private async bookRefundGroup(refunds: QueuedRefund[]): Promise<GroupResult[]> {
+    const results: GroupResult[] = refunds.map(() => ALONE);
+    const ids = new Set<string>();
+    const candidates = refunds.filter((q) => {
+      if (ids.has(q.event.id)) return false;
+      ids.add(q.event.id);
+      return eventTimeInRange(q.event.created, q.signedAt);
+    });
+    if (candidates.length === 0) return results;
+    await inTransaction(this.db, async (tx) => {
+      const used = await repo.usedEventIds(tx, candidates.map((q) => q.event.id));
+      const workspaces = await repo.existingWorkspaces(tx, [...new Set(candidates.map((q) => q.data.workspace_id))]);
+      const byWorkspace = new Map<number, QueuedRefund[]>();
+      for (const q of candidates) {
+        if (used.has(q.event.id) || !workspaces.has(q.data.workspace_id)) continue;
+        byWorkspace.set(q.data.workspace_id, [...(byWorkspace.get(q.data.workspace_id) ?? []), q]);
+      }
+      const booking: Array<{ scope: Scope; refunds: Array<{ q: QueuedRefund; item: RefundableItem }> }> = [];
+      for (const [workspaceId, queued] of byWorkspace) {
+        const scope = operatorScope(workspaceId, 0);
+        const items = await lockCheckoutItemsForRefunds(tx, scope, queued.map((q) => ({ orderId: q.data.order_id, productId: q.data.product_id })));
+        const taken = new Set<number>();
+        const ordinary = queued.flatMap((q) => {
+          const item = items.get(checkoutItemKey(q.data.order_id, q.data.product_id));
+          if (!item || taken.has(item.id) || item.refunded_cents + q.data.amount_cents > item.sale_price_cents) return [];
+          taken.add(item.id);
+          return [{ q, item }];
+        });
+        if (ordinary.length > 0) booking.push({ scope, refunds: ordinary });
+      }
+      const recorded = await repo.recordEvents(
+        tx,
+        booking.flatMap((b) => b.refunds.map(({ q }) => ({ id: q.event.id, type: q.event.type, workspaceId: q.data.workspace_id, outcome: 'recorded' as const, digest: q.digest }))),
+      );
+      for (const { scope, refunds: queued } of booking) {
+        // An id another instance recorded meanwhile is not booked here: the one-event path answers it.
+        const mine = queued.filter(({ q }) => recorded.has(q.event.id));
+        const itemIds = await bookCheckoutRefunds(
+          tx,
+          scope,
+          mine.map(({ q, item }) => ({ item, amountCents: q.data.amount_cents, refundedAt: new Date(q.event.created * 1000) })),
+        );
+        mine.forEach(({ q }, i) => {
+          results[refunds.indexOf(q)] = { answer: { received: true, id: q.event.id, outcome: 'recorded', order_item_ids: [itemIds[i]!] } };
         });
       }
     });

@@ -14,7 +14,7 @@ import { registerPayoutRuns } from './payout-runs.routes.js';
 import { DEFAULT_PAYOUT_MINIMUM, Transfers } from './transfers.service.js';
 
 /** The checkout books a sale with its split (and a refund with its reversal) in its own transaction; fixtures do the same. */
-export { allocateSale, allocateSales, reverseRefund, type SaleToAllocate } from './ledger.service.js';
+export { allocateSale, allocateSales, reverseRefund, reverseRefunds, type SaleToAllocate } from './ledger.service.js';
 /** Payout runs and transfer confirmations (`patchbay payouts run` runs the same thing); the operator's reconciliation. */
 export { DEFAULT_PAYOUT_MINIMUM, DEFAULT_TRANSFER_LEASE_SECONDS, type PayoutRunResult, Transfers } from './transfers.service.js';
 export { ReconcileRefused, Reconciliation } from './reconcile.service.js';

@@ -18,7 +18,14 @@ export function register(app: FastifyInstance, deps: PurchasesDeps): void {
 }
 
 export { type BuyerOrder, getBuyerOrder, listBuyerOrders } from './purchases.portal.js';
-export { type CheckoutSale, recordCheckoutRefund, recordCheckoutSale, recordCheckoutSales, recordExternalRefund, type RecordedSaleItem, type SaleSource } from './purchases.checkout.js';
+export {
+  checkoutItemKey,
+  type CheckoutSale,
+  lockCheckoutItemsForRefunds,
+  type RefundableItem,
+  recordCheckoutRefund,
+  recordCheckoutRefunds,
+  recordCheckoutSale, recordCheckoutSales, recordExternalRefund, type RecordedSaleItem, type SaleSource } from './purchases.checkout.js';
 /** Announced after imported purchases are recorded (the ledger handles it). */
 export { PurchasesRecordedJob } from './purchases.jobs.js';
 export { type RecordedItem, recordOrderItems } from './purchases.record.js';

@@ -1,4 +1,4 @@
-import { writeAudit, writeAudits } from '../../platform/audit/audit.repo.js';
+import { writeAudits } from '../../platform/audit/audit.repo.js';
 import type { Scope } from '../../platform/auth/scope.js';
 import type { Tx } from '../../platform/db/transaction.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
@@ -12,7 +12,7 @@ import { PRODUCT_PURCHASE_EMAIL } from './purchases.emails.js';
 import { PurchaseErrors } from './purchases.errors.js';
 import * as repo from './purchases.orders.repo.js';
 import { insertItemsAnnounced } from './purchases.items.js';
-import { emitWebhookEvent } from '../webhooks/index.js';
+import { emitWebhookEvents } from '../webhooks/index.js';
 
 /** The provider name of sales collected by Patchbay's managed checkout. */
 export const MANAGED_CHECKOUT_PROVIDER = 'patchbay_checkout';
@@ -167,6 +167,21 @@ export async function recordCheckoutRefund(tx: Tx, scope: Scope, refund: { order
   return { itemId: item.id, refundedCents: refunded };
 }
 
+/** The managed-checkout items of several refunds, locked together (in id order): `checkoutItemKey(orderId, productId)` → item. */
+export const lockCheckoutItemsForRefunds = repo.lockCheckoutItems;
+export { checkoutItemKey, type RefundableItem } from './purchases.orders.repo.js';
+
+/**
+ * `recordCheckoutRefund` for several refunds of one workspace whose items the caller locked with
+ * `lockCheckoutItemsForRefunds` (each item once, each refund within what was paid): the writes of
+ * one refund for all of them. Returns each refund's item and cumulative refunded amount, by position.
+ */
+export async function recordCheckoutRefunds(tx: Tx, scope: Scope, refunds: ReadonlyArray<{ item: repo.RefundableItem; amountCents: number; refundedAt: Date }>) {
+  const written = refunds.map(({ item, amountCents, refundedAt }) => ({ item, refundedCents: item.refunded_cents + amountCents, refundedAt }));
+  await refundItems(tx, scope, written);
+  return written.map((r) => ({ itemId: r.item.id, refundedCents: r.refundedCents }));
+}
+
 /**
  * A connected store's refund of an item it sold, as the item's refunded total so far (stores
  * report refunds per order; the caller spreads them over the items). A total at or below what is
@@ -186,19 +201,43 @@ export async function recordExternalRefund(tx: Tx, scope: Scope, refund: { order
  * workspace keeps serials on refund). A partial refund changes no serial.
  */
 async function refundItem(tx: Tx, scope: Scope, item: repo.RefundableItem, refundedCents: number, refundedAt: Date): Promise<void> {
-  if (refundedCents > item.sale_price_cents) {
-    throw new AppError(PurchaseErrors.REFUND_EXCEEDS_PAYMENT, `Refunds would total ${refundedCents}, more than the ${item.sale_price_cents} paid`, {
-      body: { refunded_cents: item.refunded_cents, sale_price_cents: item.sale_price_cents },
+  await refundItems(tx, scope, [{ item, refundedCents, refundedAt }]);
+}
+
+/** `refundItem` for several items of one workspace (each once, locked) in one transaction, with the statements of one. */
+async function refundItems(tx: Tx, scope: Scope, refunds: ReadonlyArray<{ item: repo.RefundableItem; refundedCents: number; refundedAt: Date }>): Promise<void> {
+  if (refunds.length === 0) return;
+  const over = refunds.find((r) => r.refundedCents > r.item.sale_price_cents);
+  if (over) {
+    throw new AppError(PurchaseErrors.REFUND_EXCEEDS_PAYMENT, `Refunds would total ${over.refundedCents}, more than the ${over.item.sale_price_cents} paid`, {
+      body: { refunded_cents: over.item.refunded_cents, sale_price_cents: over.item.sale_price_cents },
     });
   }
-  await repo.setRefunds(tx, scope, [{ itemId: item.id, refundedCents, refundedAt }]);
-  const full = refundedCents >= item.sale_price_cents;
-  await emitWebhookEvent(tx, scope.workspaceId, 'purchase.refunded', { order_item_id: item.id, order_reference: item.external_reference, amount_cents: refundedCents - item.refunded_cents, refunded_cents: refundedCents, fully_refunded: full, refunded_at: refundedAt.toISOString() });
-  const revoked = full && item.serial_id !== null && !(await keepsSerialsOnRefund(tx, scope)) ? await revokeSerialsForRefund(tx, scope, [{ serialId: item.serial_id, orderItemId: item.id }]) : [];
-  await writeAudit(tx, scope, {
-    action: 'purchases.checkout_refund',
-    subjectType: 'order_item',
-    subjectId: item.id,
-    data: { orderId: item.external_reference, amountCents: refundedCents - item.refunded_cents, refundedCents, revokedSerialIds: revoked },
-  });
+  await repo.setRefunds(tx, scope, refunds.map(({ item, refundedCents, refundedAt }) => ({ itemId: item.id, refundedCents, refundedAt })));
+  const full = (r: (typeof refunds)[number]) => r.refundedCents >= r.item.sale_price_cents;
+  await emitWebhookEvents(
+    tx,
+    scope.workspaceId,
+    'purchase.refunded',
+    refunds.map((r) => ({
+      order_item_id: r.item.id,
+      order_reference: r.item.external_reference,
+      amount_cents: r.refundedCents - r.item.refunded_cents,
+      refunded_cents: r.refundedCents,
+      fully_refunded: full(r),
+      refunded_at: r.refundedAt.toISOString(),
+    })),
+  );
+  const sold = refunds.filter((r) => full(r) && r.item.serial_id !== null).map((r) => ({ serialId: r.item.serial_id!, orderItemId: r.item.id }));
+  const revoked = new Set(sold.length > 0 && !(await keepsSerialsOnRefund(tx, scope)) ? await revokeSerialsForRefund(tx, scope, sold) : []);
+  await writeAudits(
+    tx,
+    scope,
+    refunds.map(({ item, refundedCents }) => ({
+      action: 'purchases.checkout_refund',
+      subjectType: 'order_item',
+      subjectId: item.id,
+      data: { orderId: item.external_reference, amountCents: refundedCents - item.refunded_cents, refundedCents, revokedSerialIds: item.serial_id !== null && revoked.has(item.serial_id) ? [item.serial_id] : [] },
+    })),
+  );
 }

@@ -195,6 +195,26 @@ export async function lockCheckoutItem(tx: Tx, scope: Scope, orderId: string, pr
   return result.rows[0] ?? null;
 }
 
+/**
+ * `lockCheckoutItem` for several (order id, product) keys in one statement: each key's item (the
+ * first by id, as `lockCheckoutItem` takes), locked in id order so concurrent refunds of shared
+ * items cannot deadlock. Keyed by `checkoutItemKey`; a key without an item is absent.
+ */
+export async function lockCheckoutItems(tx: Tx, scope: Scope, keys: ReadonlyArray<{ orderId: string; productId: number }>): Promise<Map<string, RefundableItem>> {
+  if (keys.length === 0) return new Map();
+  const result = await sql<RefundableItem & { product_id: number }>`
+    select i.id, i.sale_price_cents, i.refunded_cents, i.serial_id, i.external_reference, i.product_id from order_items i
+    where i.workspace_id = ${scope.workspaceId} and i.id = any(array(
+      select (select j.id from order_items j
+              where j.workspace_id = ${scope.workspaceId} and j.channel = 'managed_checkout' and j.external_reference = x.order_id and j.product_id = x.product_id
+              order by j.id limit 1)
+      from unnest(${keys.map((k) => k.orderId)}::text[], ${keys.map((k) => k.productId)}::int[]) as x(order_id, product_id)))
+    order by i.id for update`.execute(tx);
+  return new Map(result.rows.map(({ product_id, ...item }) => [checkoutItemKey(item.external_reference ?? '', product_id), item]));
+}
+
+export const checkoutItemKey = (orderId: string, productId: number) => `${orderId}\u001f${productId}`;
+
 /** An item sold through a connected store (channel external_store), locked for a refund. */
 export async function lockExternalStoreItem(tx: Tx, scope: Scope, itemId: number): Promise<RefundableItem | null> {
   const result = await sql<RefundableItem>`
