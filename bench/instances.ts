@@ -29,6 +29,7 @@ import { sql } from 'kysely';
 import { unbalancedTransactions } from '../src/modules/ledger/ledger.repo.js';
 import type { Database } from '../src/platform/db/database.js';
 import {
+  autovacuumStandIn,
   type BenchDatabase,
   BENCH_JWT,
   BENCH_LICENSE_KEY_HEX,
@@ -318,7 +319,8 @@ async function measureCheckout(
   const database = await bench.open();
   try {
     const started = performance.now();
-    const ingestion = await ingest(instances.map((i) => i.origin), seeded, sales, sendersPerInstance * count).catch((error: unknown) => {
+    const stopAnalyze = await autovacuumStandIn(database);
+    const ingestion = await ingest(instances.map((i) => i.origin), seeded, sales, sendersPerInstance * count).finally(stopAnalyze).catch((error: unknown) => {
       // fetch hides the socket error in `cause`.
       const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
       throw new Error(`checkout webhook with ${count} instance(s): ${error instanceof Error ? error.message : String(error)}${cause}`, { cause: error });

@@ -22,6 +22,7 @@ import { loadFixtures } from '../src/operator/fixtures.js';
 import type { Database } from '../src/platform/db/database.js';
 import {
   BENCH_JWT,
+  autovacuumStandIn,
   BENCH_LICENSE_KEY_HEX,
   createBenchDatabase,
   databaseVersion,
@@ -224,7 +225,8 @@ export async function run(): Promise<void> {
     const server = await startAppServer(bench, poolSize, { checkoutWebhookSecrets: [SECRET], referralsPerMinute: 1_000_000_000 });
     const database = await bench.open();
     try {
-      const ingestion = await ingest(server.origin, seeded, sales, concurrency);
+      const stopAnalyze = await autovacuumStandIn(database);
+      const ingestion = await ingest(server.origin, seeded, sales, concurrency).finally(stopAnalyze);
       await server.waitIdle();
       const unbalanced = await unbalancedTransactions(database.db);
       check(unbalanced.length === 0, `${unbalanced.length} unbalanced ledger transactions`);

@@ -222,8 +222,10 @@ export async function listPage(
     return query.where(sql<boolean>`(i.purchased_at, i.id) <= (${at}::timestamptz, ${id}::int)`);
   };
   // A shallow page reads its rows directly, its LIMIT and OFFSET as literals (one plan per page size and offset,
-  // kept by the prepared statement); a deeper one finds its ids from the indexes first (a deferred join).
-  const rows = isShallowPage(page)
+  // kept by the prepared statement); a deeper one finds its ids from the indexes first (a deferred join). So does a
+  // search: its matches come from a bitmap over two indexes, in no order, and the direct read joins every match's
+  // customer and product before it sorts (`smith` at 1,000,000 items: p95 1,341 ms direct, 227 ms deferred).
+  const rows = isShallowPage(page) && !filter.search
     ? start(applyFilter(selectRecord(db, scope) as unknown as ItemQuery<PurchaseRecord>, scope, filter))
         .orderBy('i.purchased_at', 'desc')
         .orderBy('i.id', 'desc')
