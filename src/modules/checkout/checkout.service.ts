@@ -185,22 +185,10 @@ export class CheckoutEvents {
    */
   private async bookGroup(sales: QueuedSale[]): Promise<GroupResult[]> {
     const results: GroupResult[] = sales.map(() => ALONE);
-    const ids = new Set<string>();
-    const candidates = sales.filter((q) => {
-      // The same id twice in a group: the first is booked here, the rest answer as replays (or 409) on their own.
-      if (ids.has(q.event.id)) return false;
-      ids.add(q.event.id);
-      return eventTimeInRange(q.event.created, q.signedAt) && saleRefusal(q.data) === null;
-    });
+    const candidates = groupCandidates(sales, (q) => saleRefusal(q.data) === null);
     if (candidates.length === 0) return results;
     await inTransaction(this.db, async (tx) => {
-      const used = await repo.usedEventIds(tx, candidates.map((q) => q.event.id));
-      const workspaces = await repo.existingWorkspaces(tx, [...new Set(candidates.map((q) => q.data.workspace_id))]);
-      const byWorkspace = new Map<number, QueuedSale[]>();
-      for (const q of candidates) {
-        if (used.has(q.event.id) || !workspaces.has(q.data.workspace_id)) continue;
-        byWorkspace.set(q.data.workspace_id, [...(byWorkspace.get(q.data.workspace_id) ?? []), q]);
-      }
+      const byWorkspace = await newEventsByWorkspace(tx, candidates);
       const booking: Array<{ scope: Scope; sales: QueuedSale[] }> = [];
       for (const [workspaceId, queued] of byWorkspace) {
         const scope = operatorScope(workspaceId, 0);
@@ -245,21 +233,10 @@ export class CheckoutEvents {
    */
   private async bookRefundGroup(refunds: QueuedRefund[]): Promise<GroupResult[]> {
     const results: GroupResult[] = refunds.map(() => ALONE);
-    const ids = new Set<string>();
-    const candidates = refunds.filter((q) => {
-      if (ids.has(q.event.id)) return false;
-      ids.add(q.event.id);
-      return eventTimeInRange(q.event.created, q.signedAt);
-    });
+    const candidates = groupCandidates(refunds, () => true);
     if (candidates.length === 0) return results;
     await inTransaction(this.db, async (tx) => {
-      const used = await repo.usedEventIds(tx, candidates.map((q) => q.event.id));
-      const workspaces = await repo.existingWorkspaces(tx, [...new Set(candidates.map((q) => q.data.workspace_id))]);
-      const byWorkspace = new Map<number, QueuedRefund[]>();
-      for (const q of candidates) {
-        if (used.has(q.event.id) || !workspaces.has(q.data.workspace_id)) continue;
-        byWorkspace.set(q.data.workspace_id, [...(byWorkspace.get(q.data.workspace_id) ?? []), q]);
-      }
+      const byWorkspace = await newEventsByWorkspace(tx, candidates);
       const booking: Array<{ scope: Scope; refunds: Array<{ q: QueuedRefund; item: RefundableItem }> }> = [];
       for (const [workspaceId, queued] of byWorkspace) {
         const scope = operatorScope(workspaceId, 0);
@@ -312,6 +289,35 @@ export class CheckoutEvents {
     const booked = await bookSale(tx, scope, sale, { verifyReferral: this.verifyReferral, log: this.log, beforeRecording: () => checkProductCurrencies(tx, scope, data, sale.currency) });
     return { received: true, id: eventId, outcome: booked.outcome, order_item_ids: booked.items.map((i) => i.orderItemId) };
   }
+}
+
+/** An event waiting for a group booking (a sale or a refund). */
+type Queued = { event: CheckoutEventBody; data: { workspace_id: number }; signedAt: number };
+
+/**
+ * The events of a group that may be booked together, as far as they can be told without the database: each id
+ * once (the first is booked in the group, the rest answer as replays, or 409, on their own), its time in range, and
+ * whatever `ordinary` asks of its type.
+ */
+function groupCandidates<Q extends Queued>(queued: Q[], ordinary: (q: Q) => boolean): Q[] {
+  const ids = new Set<string>();
+  return queued.filter((q) => {
+    if (ids.has(q.event.id)) return false;
+    ids.add(q.event.id);
+    return eventTimeInRange(q.event.created, q.signedAt) && ordinary(q);
+  });
+}
+
+/** The candidates whose id is not taken yet and whose workspace exists, by workspace (the others go the one-event path). */
+async function newEventsByWorkspace<Q extends Queued>(tx: Tx, candidates: Q[]): Promise<Map<number, Q[]>> {
+  const used = await repo.usedEventIds(tx, candidates.map((q) => q.event.id));
+  const workspaces = await repo.existingWorkspaces(tx, [...new Set(candidates.map((q) => q.data.workspace_id))]);
+  const byWorkspace = new Map<number, Q[]>();
+  for (const q of candidates) {
+    if (used.has(q.event.id) || !workspaces.has(q.data.workspace_id)) continue;
+    byWorkspace.set(q.data.workspace_id, [...(byWorkspace.get(q.data.workspace_id) ?? []), q]);
+  }
+  return byWorkspace;
 }
 
 /** Of the content, not the bytes: the same event serialised with other spacing or key order is a replay. */
