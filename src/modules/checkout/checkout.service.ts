@@ -10,7 +10,7 @@ import { AppError, CommonErrors, type FieldError, notFound } from '../../platfor
 import { jsonValidator } from '../../platform/http/validation.js';
 import { isIsoCurrency } from '../../platform/money/currencies.js';
 import { getVisibleProductOrThrow, visibleProducts } from '../products/index.js';
-import { checkoutItemKey, lockCheckoutItemsForRefunds, type RefundableItem } from '../purchases/index.js';
+import { checkoutItemKey, lockCheckoutItems, type RefundableItem } from '../purchases/index.js';
 import { bookCheckoutRefund, bookCheckoutRefunds, bookSale, bookSales, type ReferralVerifier, type SaleToBook } from './checkout.booking.js';
 import { CheckoutErrors } from './checkout.errors.js';
 import * as repo from './checkout.repo.js';
@@ -240,7 +240,7 @@ export class CheckoutEvents {
       const booking: Array<{ scope: Scope; refunds: Array<{ q: QueuedRefund; item: RefundableItem }> }> = [];
       for (const [workspaceId, queued] of byWorkspace) {
         const scope = operatorScope(workspaceId, 0);
-        const items = await lockCheckoutItemsForRefunds(tx, scope, queued.map((q) => ({ orderId: q.data.order_id, productId: q.data.product_id })));
+        const items = await lockCheckoutItems(tx, scope, queued.map((q) => ({ orderId: q.data.order_id, productId: q.data.product_id })));
         const taken = new Set<number>();
         const ordinary = queued.flatMap((q) => {
           const item = items.get(checkoutItemKey(q.data.order_id, q.data.product_id));

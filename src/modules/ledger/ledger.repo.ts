@@ -149,8 +149,10 @@ export async function partnerBuckets(db: Executor, agreementId: number, currency
 }
 
 /** `partnerBuckets` of several agreements in one currency each, in one statement: agreement id → buckets. */
-export async function partnerBucketsOf(db: Executor, keys: Array<{ agreementId: number; currency: string }>): Promise<Map<string, PartnerBuckets>> {
+export async function partnerBucketsOf(db: Executor, named: Array<{ agreementId: number; currency: string }>): Promise<Map<string, PartnerBuckets>> {
   const out = new Map<string, PartnerBuckets>();
+  // Each agreement and currency once, however often the caller names it.
+  const keys = [...new Map(named.map((k) => [bucketKey(k.agreementId, k.currency), k])).values()];
   if (keys.length === 0) return out;
   const result = await sql<{ agreement_id: number; currency: string; account: string; total: string }>`
     select e.agreement_id, e.currency, e.account, sum(e.amount)::text as total

@@ -94,7 +94,7 @@ export async function allocateSales(tx: Tx, workspaceId: number, sales: SaleToAl
   const credited = booked.flatMap(({ sale, split }) =>
     sale.basis === 'external' ? [] : split.parts.filter((p) => p.agreementId !== null && p.party !== 'platform' && p.party !== 'developer').map((p) => ({ agreementId: p.agreementId!, currency: sale.currency })),
   );
-  const buckets = await repo.partnerBucketsOf(tx, [...new Map(credited.map((k) => [repo.bucketKey(k.agreementId, k.currency), k])).values()]);
+  const buckets = await repo.partnerBucketsOf(tx, credited);
   const transactions = booked.map(({ sale, sharing, split }) => {
     const c = sale.currency;
     const entries: repo.Entry[] = [];
@@ -171,7 +171,7 @@ export async function reverseRefunds(tx: Tx, workspaceId: number, refunds: Array
   const debited = planned.flatMap(({ allocation, step }) =>
     allocation.basis === 'external' ? [] : allocation.parts.flatMap((p, i) => (p.party !== 'platform' && p.party !== 'processing' && p.party !== 'developer' && step[i]! > 0n ? [{ agreementId: p.agreement_id!, currency: allocation.currency }] : [])),
   );
-  const buckets = await repo.partnerBucketsOf(tx, [...new Map(debited.map((k) => [repo.bucketKey(k.agreementId, k.currency), k])).values()]);
+  const buckets = await repo.partnerBucketsOf(tx, debited);
   const transactions = planned.map(({ allocation, target, step }) => {
     const c = allocation.currency;
     const entries: repo.Entry[] = [];

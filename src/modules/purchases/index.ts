@@ -19,13 +19,17 @@ export function register(app: FastifyInstance, deps: PurchasesDeps): void {
 
 export { type BuyerOrder, getBuyerOrder, listBuyerOrders } from './purchases.portal.js';
 export {
-  checkoutItemKey,
   type CheckoutSale,
-  lockCheckoutItemsForRefunds,
-  type RefundableItem,
   recordCheckoutRefund,
   recordCheckoutRefunds,
-  recordCheckoutSale, recordCheckoutSales, recordExternalRefund, type RecordedSaleItem, type SaleSource } from './purchases.checkout.js';
+  recordCheckoutSale,
+  recordCheckoutSales,
+  recordExternalRefund,
+  type RecordedSaleItem,
+  type SaleSource,
+} from './purchases.checkout.js';
+/** A group of checkout refunds locks its items together (in id order) before it books them with `recordCheckoutRefunds`. */
+export { checkoutItemKey, lockCheckoutItems, type RefundableItem } from './purchases.orders.repo.js';
 /** Announced after imported purchases are recorded (the ledger handles it). */
 export { PurchasesRecordedJob } from './purchases.jobs.js';
 export { type RecordedItem, recordOrderItems } from './purchases.record.js';

@@ -167,13 +167,9 @@ export async function recordCheckoutRefund(tx: Tx, scope: Scope, refund: { order
   return { itemId: item.id, refundedCents: refunded };
 }
 
-/** The managed-checkout items of several refunds, locked together (in id order): `checkoutItemKey(orderId, productId)` → item. */
-export const lockCheckoutItemsForRefunds = repo.lockCheckoutItems;
-export { checkoutItemKey, type RefundableItem } from './purchases.orders.repo.js';
-
 /**
  * `recordCheckoutRefund` for several refunds of one workspace whose items the caller locked with
- * `lockCheckoutItemsForRefunds` (each item once, each refund within what was paid): the writes of
+ * `lockCheckoutItems` (each item once, each refund within what was paid): the writes of
  * one refund for all of them. Returns each refund's item and cumulative refunded amount, by position.
  */
 export async function recordCheckoutRefunds(tx: Tx, scope: Scope, refunds: ReadonlyArray<{ item: repo.RefundableItem; amountCents: number; refundedAt: Date }>) {
