@@ -292,4 +292,24 @@ describe.runIf(onPostgres)('group booking on two instances (PostgreSQL)', () => 
     expect(recorded.rows[0]!.n).toBe(40);
     expect(await unbalancedTransactions(a.database.db)).toEqual([]);
   });
+
+  it('books each refund once when both instances receive every refund at once, with no deadlock over shared items', async () => {
+    while (apps.length < 2) apps.push(await buildTestApp({ checkout: { webhookSecrets: [WEBHOOK_SECRET] } }));
+    const [a, b] = apps as [TestContext, TestContext];
+    const ws = await programs(a);
+    const sales = Array.from({ length: 12 }, (_, i) => sale(ws, [{ product: i % 2 ? 'p1' : 'p2', subtotal: 1_000 }]));
+    for (const event of sales) expect((await signedEvent(a, event)).statusCode).toBe(200);
+    // Two refunds of 300 per item (different events, the same item), each sent to both instances.
+    const refunds = sales.flatMap((s, i) => [refund(ws, s.data.order_id, i % 2 ? 'p1' : 'p2', 300), refund(ws, s.data.order_id, i % 2 ? 'p1' : 'p2', 300)]);
+    const answers = await Promise.all(refunds.flatMap((event) => [signedEvent(a, event), signedEvent(b, event)]));
+    expect(answers.map((r) => r.statusCode)).toEqual(answers.map(() => 200));
+    const outcomes = answers.map((r) => r.json().outcome as string);
+    for (let i = 0; i < refunds.length; i += 1) expect([outcomes[2 * i], outcomes[2 * i + 1]].sort(), `refund ${i}`).toEqual(['recorded', 'replayed']);
+    const items = await sql<{ refunded: string }>`select refunded_cents::text as refunded from order_items where workspace_id = ${ws.workspaceId}`.execute(a.database.db);
+    expect(items.rows.map((r) => r.refunded)).toEqual(sales.map(() => '600'));
+    expect((await balances(a, ws.workspaceId)).checkout_clearing).toBe(-(12_000n - 12n * 600n));
+    const reversals = await sql<{ n: number }>`select count(*)::int as n from ledger_transactions where workspace_id = ${ws.workspaceId} and kind = 'refund'`.execute(a.database.db);
+    expect(reversals.rows[0]!.n).toBe(refunds.length);
+    expect(await unbalancedTransactions(a.database.db)).toEqual([]);
+  });
 });
