@@ -217,8 +217,14 @@ describe('webhook events from the operations that cause them', () => {
       matchesPublishedSchema('payout.transfer.status_changed', r.body);
     }
     const moves = got.map((r) => r.event!.data);
-    // Delivery order is not guaranteed: the moves are compared as a set.
-    expect(moves.map((m) => `${m.previous_status}->${m.status}`).sort()).toEqual(['null->reserved', 'reserved->submitted', 'submitted->paid']);
+    // Delivery order is not guaranteed: the moves are compared as a set. The sandbox queues its
+    // confirmation with its answer, and any instance's job runner (on PostgreSQL, another test
+    // file's) may settle the transfer before the run records `submitted`: then it goes straight
+    // from reserved to paid, as a real provider's early webhook would move it.
+    expect([
+      ['null->reserved', 'reserved->submitted', 'submitted->paid'],
+      ['null->reserved', 'reserved->paid'],
+    ]).toContainEqual(moves.map((m) => `${m.previous_status}->${m.status}`).sort());
     for (const move of moves) expect(move).toMatchObject({ agreement_id: partner.co, currency: 'usd', amount_cents: 4500, livemode: false });
     seen.add('payout.transfer.status_changed');
   });
