@@ -62,8 +62,9 @@ export async function recordCheckoutSales(tx: Tx, scope: Scope, sales: CheckoutS
     const [firstName, ...rest] = (sale.customer.name ?? '').trim().split(/\s+/);
     return { email: sale.customer.email.trim(), emailNormalized, firstName: firstName || null, lastName: rest.join(' ') || null, productIds: sale.items.map((i) => i.productId), marketingConsent: false };
   });
-  const { accountIds } = await upsertCustomers(tx, scope, buyers, 'checkout');
+  const { accountIds, customerIds } = await upsertCustomers(tx, scope, buyers, 'checkout');
   const customerOf = sales.map((_, i) => accountIds.get(buyers[i]!.emailNormalized)!);
+  const customerRefOf = sales.map((_, i) => customerIds.get(buyers[i]!.emailNormalized)!);
   const orders = await repo.upsertOrders(
     tx,
     scope,
@@ -115,6 +116,7 @@ export async function recordCheckoutSales(tx: Tx, scope: Scope, sales: CheckoutS
         orderId: orderOf[i]!,
         productId: item.productId,
         customerId: customerOf[i]!,
+        customerRef: customerRefOf[i]!,
         channel,
         provider,
         resellerId: null,

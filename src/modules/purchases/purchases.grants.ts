@@ -152,6 +152,7 @@ async function writeGrantOrder(
       orderId,
       productId: p.id,
       customerId: customer.accountId,
+      customerRef: customer.customerId,
       channel: 'manual_grant',
       provider: 'manual',
       resellerId: null,

@@ -165,7 +165,7 @@ async function writeBatch(tx: Tx, scope: Scope, resolver: ProductResolver, batch
   });
   if (rows.length === 0) return { inserted: 0, accepted: 0 };
 
-  const { accountIds } = await upsertCustomers(
+  const { accountIds, customerIds } = await upsertCustomers(
     tx,
     scope,
     rows.map((r) => ({ email: r.email, emailNormalized: r.emailNormalized, firstName: r.firstName, lastName: r.lastName, productIds: [r.productId], marketingConsent: false })),
@@ -196,6 +196,7 @@ async function writeBatch(tx: Tx, scope: Scope, resolver: ProductResolver, batch
       orderId: orderOf(r),
       productId: r.productId,
       customerId: customerOf(r),
+      customerRef: customerIds.get(r.emailNormalized)!,
       channel: 'import',
       provider: r.provider,
       resellerId: r.resellerId,

@@ -49,6 +49,8 @@ export interface NewItem {
   orderId: number;
   productId: number;
   customerId: number;
+  /** The customer's relationship id in the workspace (`customer_ref`), which the caller has from upsertCustomers. */
+  customerRef: number | null;
   channel: PurchaseChannel;
   provider: string;
   resellerId: number | null;
@@ -76,6 +78,17 @@ export interface InsertedItem {
   serial_id: number | null;
 }
 
+/** The customer's relationship id in the workspace (what the API calls the customer's id), or null without one. */
+export async function customerRefOf(tx: Executor, scope: Scope, accountId: number): Promise<number | null> {
+  const row = await tx
+    .selectFrom('developer_customers')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('account_id', '=', accountId)
+    .select('id')
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
 /**
  * Inserts items and their entitlements in one statement. Imported items that
  * already exist (natural key: external reference + product + customer) are
@@ -88,7 +101,7 @@ export async function insertItems(
 ): Promise<InsertedItem[]> {
   if (rows.length === 0) return [];
   const col = <T>(f: (r: NewItem) => T) => rows.map(f);
-  const result = await sql<InsertedItem>`
+  const result = await sql<Omit<InsertedItem, 'customer_ref'>>`
     with items as (
       insert into order_items (workspace_id, order_id, product_id, customer_id, channel, provider, reseller_id, record_type, status, currency,
                                price_cents, sale_price_cents, external_reference, serial_id, purchased_at)
@@ -114,11 +127,13 @@ export async function insertItems(
       from items join terms e on e.order_id = items.order_id and e.product_id = items.product_id
       returning id, order_item_id
     )
-    select items.id, items.order_id, items.product_id, items.customer_id, items.external_reference, items.serial_id, granted.id as entitlement_id,
-           (select dc.id from developer_customers dc where dc.workspace_id = ${scope.workspaceId} and dc.account_id = items.customer_id) as customer_ref
+    select items.id, items.order_id, items.product_id, items.customer_id, items.external_reference, items.serial_id, granted.id as entitlement_id
     from items join granted on granted.order_item_id = items.id
     order by items.id`.execute(tx);
-  return result.rows;
+  // The relationship ids come with the rows: looked up per item, a workspace the statistics have
+  // not seen yet made the planner scan the workspace's customers once per item.
+  const refOf = new Map(rows.map((r) => [r.customerId, r.customerRef]));
+  return result.rows.map((row) => ({ ...row, customer_ref: refOf.get(row.customer_id) ?? null }));
 }
 
 /**
@@ -167,14 +182,19 @@ export async function existingImportItems(
   return new Set(result.rows.map((r) => importItemKey(r.external_reference, r.product_id, r.customer_id)));
 }
 
-/** An order's total is the sum of its items' sale prices (imports can add items to an order later). */
+/**
+ * An order's total is the sum of its items' sale prices (imports can add items to an order later).
+ * Each order sums its own items through their index: no join for the planner to choose, since a
+ * workspace the statistics have not seen yet (a first large import) looks like one row, and a
+ * nested loop over a grouped subquery then summed every order's items once per order (7.6 s
+ * per 5,000 rows). An order without items keeps its total (the sum is null).
+ */
 export async function refreshOrderTotals(tx: Tx, scope: Scope, orderIds: number[]): Promise<void> {
   if (orderIds.length === 0) return;
+  const itemsTotal = sql`(select sum(i.sale_price_cents) from order_items i where i.workspace_id = o.workspace_id and i.order_id = o.id)`;
   await sql`
-    update orders o set total_cents = t.total
-    from (select order_id, sum(sale_price_cents) as total from order_items
-          where workspace_id = ${scope.workspaceId} and order_id = any(${orderIds}::int[]) group by order_id) t
-    where o.workspace_id = ${scope.workspaceId} and o.id = any(${orderIds}::int[]) and o.id = t.order_id and o.total_cents <> t.total`.execute(tx);
+    update orders o set total_cents = ${itemsTotal}
+    where o.workspace_id = ${scope.workspaceId} and o.id = any(${orderIds}::int[]) and o.total_cents <> ${itemsTotal}`.execute(tx);
 }
 
 /** What a refund reads of the item it refunds (locked). */

@@ -28,6 +28,7 @@ export async function recordOrderItems(
   order: { orderId: number; customerId: number; channel: PurchaseChannel; provider: string; resellerId: number | null; status: PurchaseStatus; currency: string; purchasedAt: Date; externalReference: string | null },
   items: RecordedItem[],
 ): Promise<number[]> {
+  const customerRef = await orders.customerRefOf(tx, scope, order.customerId);
   const created = await insertItemsAnnounced(
     tx,
     scope,
@@ -37,6 +38,7 @@ export async function recordOrderItems(
         orderId: order.orderId,
         productId: item.productId,
         customerId: order.customerId,
+        customerRef,
         channel: order.channel,
         provider: order.provider,
         resellerId: order.resellerId,
