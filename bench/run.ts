@@ -59,7 +59,7 @@ environment:
   BENCH_STARTUP_RUNS    startup: runs per command, median reported (default 7)
   BENCH_CONSOLE_RUNS    console: page loads, clicks and searches timed each (default 7)
   BENCH_WEBHOOK_EVENTS  webhooks: customer.created events (one import) delivered to a receiver on loopback (default 10000)
-  BENCH_WEBHOOK_DELIVERY_CONCURRENCY  webhooks: delivery attempts at once (default 16, as WEBHOOK_CONCURRENCY)
+  BENCH_WEBHOOK_DELIVERY_CONCURRENCY  webhooks: delivery attempts at once (default 64, as WEBHOOK_CONCURRENCY)
 instances (DATABASE_URL required; REDIS_URL, default redis://127.0.0.1:6379): validate and checkout booking with several
   instances of dist/server.js (built first) sharing one database and one Redis, ratios to /readyz of one instance
   BENCH_INSTANCES       instance counts measured (default 1,2,4)

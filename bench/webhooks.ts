@@ -106,7 +106,7 @@ function check(condition: boolean, message: string): void {
 export async function run(): Promise<void> {
   const startedAt = new Date().toISOString();
   const events = intEnv('BENCH_WEBHOOK_EVENTS', 10_000, 1);
-  const concurrency = intEnv('BENCH_WEBHOOK_DELIVERY_CONCURRENCY', 16, 1);
+  const concurrency = intEnv('BENCH_WEBHOOK_DELIVERY_CONCURRENCY', 64, 1);
   const poolSize = intEnv('BENCH_POOL_SIZE', 10, 1);
   const bench = await createBenchDatabase('webhooks');
   log(`database: ${bench.description}`);

@@ -271,7 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     web: { mode: webDev === '1' ? 'dev' : 'static', ...(env.WEB_DIR ? { dir: env.WEB_DIR } : {}) },
     webhooks: {
       allowedHosts: webhookHosts,
-      concurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256, problems),
+      concurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 64, 1, 256, problems),
       timeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1_000, 60_000, problems),
       ...(retrySeconds ? { retryScheduleMs: retrySeconds.map((v) => Number(v) * 1000) } : {}),
       rotationOverlapHours: intVar(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 720, problems),

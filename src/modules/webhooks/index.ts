@@ -68,7 +68,7 @@ export function register(app: FastifyInstance, deps: WebhooksDeps): void {
   const resolve = options.resolve ?? systemResolver;
   const pollIntervalMs = deps.pollIntervalMs ?? 2_000;
   const client = new WebhookClient(timeoutMs);
-  const runner = new JobRunner(deps.db, { concurrency: options.concurrency ?? 16, pollIntervalMs, log: deps.log });
+  const runner = new JobRunner(deps.db, { concurrency: options.concurrency ?? 64, pollIntervalMs, log: deps.log });
   runner.onOutcome((kind, outcome, durationMs) => {
     app.metrics.jobs.inc({ kind, outcome });
     app.metrics.jobDuration.observe({ kind }, durationMs / 1000);
