@@ -115,7 +115,9 @@ export async function linkFromOutbox(stack: Stack, to: string, pattern: RegExp, 
   const deadline = Date.now() + 60_000;
   for (;;) {
     const text = await fs.readFile(file, 'utf8').catch(() => '');
+    // Only whole lines: the server may be appending an e-mail while this reads.
     const links = text
+      .slice(0, text.lastIndexOf('\n') + 1)
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as OutboxEntry)
