@@ -59,20 +59,23 @@ export async function foldBalances(db: Db, options: { waitMs?: number } = {}): P
     await sleep(10);
   }
   let upto = before.upto;
+  let folded = 0n;
   for (;;) {
     const step = await inTransaction(db, async (tx) => {
       const from = await repo.lockHorizon(tx);
-      if (from >= newest) return null;
+      // Another fold (another instance's runner) may have moved the horizon while this one waited.
+      if (from >= newest) return { from, to: from };
       const to = newest - from > FOLD_BATCH ? from + FOLD_BATCH : newest;
       await repo.foldEntries(tx, from, to);
       await repo.setHorizon(tx, to);
-      return to;
+      return { from, to };
     });
-    if (step === null) break;
-    upto = step;
-    if (step >= newest) break;
+    upto = step.to;
+    folded += step.to - step.from;
+    if (step.to >= newest) break;
   }
-  return { horizon: upto.toString(), folded: (upto - before.upto).toString() };
+  // The horizon reported is the one in the database now, even when another fold moved it.
+  return { horizon: upto.toString(), folded: folded.toString() };
 }
 
 let lastRequest = 0;
