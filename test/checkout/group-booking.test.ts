@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unbalancedTransactions } from '../../src/modules/ledger/ledger.repo.js';
+import { CheckoutEvents } from '../../src/modules/checkout/checkout.service.js';
+import { inTransaction } from '../../src/platform/db/transaction.js';
 import { ReferralContextSigner } from '../../src/modules/referrals/referral-context.js';
 import { buildTestApp, onPostgres, type SeededWorkspace, TEST_LICENSE_KEY, type TestContext, unique, useTestApp } from '../helpers/app.js';
 import { balances, now, programs, refund, sale, signedEvent, WEBHOOK_SECRET } from './checkout-helpers.js';
@@ -260,6 +262,28 @@ describe('group booking of checkout refunds', () => {
   });
 });
 
+describe.runIf(onPostgres)('lock order of the one-event path (PostgreSQL)', () => {
+  it('locks a refund’s item before recording its event id, as a group booking does, so the two wait instead of deadlocking', async () => {
+    const ws = await programs(ctx());
+    const s = sale(ws, [{ product: 'p1', subtotal: 1_000 }]);
+    expect((await signedEvent(ctx(), s)).statusCode).toBe(200);
+    const event = refund(ws, s.data.order_id, 'p1', 300);
+    // The one-event path itself (the path a refund takes when its group leaves it out, e.g. the second refund
+    // of an item in one group), not behind a group that would lock the item first.
+    const events = new CheckoutEvents(ctx().database.db, () => null, ctx().app.log);
+    const alone = (events as unknown as { handleAlone(e: object, signedAt: number): Promise<{ outcome: string }> }).handleAlone.bind(events);
+    let answer!: Promise<{ outcome: string }>;
+    // This transaction stands for another instance's group booking: it holds the item, then records the same id.
+    await inTransaction(ctx().database.db, async (tx) => {
+      await sql`select id from order_items where workspace_id = ${ws.workspaceId} and external_reference = ${s.data.order_id} for update`.execute(tx);
+      answer = alone(event, now());
+      await new Promise((r) => setTimeout(r, 300));
+      await sql`insert into checkout_events (id, type, workspace_id, outcome, body_digest) values (${event.id}, 'refund.created', ${ws.workspaceId}, 'recorded', null)`.execute(tx);
+    });
+    expect((await answer).outcome).toBe('replayed');
+  });
+});
+
 describe.runIf(onPostgres)('group booking on two instances (PostgreSQL)', () => {
   const apps: TestContext[] = [];
   afterAll(async () => {
@@ -302,7 +326,9 @@ describe.runIf(onPostgres)('group booking on two instances (PostgreSQL)', () => 
     // Two refunds of 300 per item (different events, the same item), each sent to both instances.
     const refunds = sales.flatMap((s, i) => [refund(ws, s.data.order_id, i % 2 ? 'p1' : 'p2', 300), refund(ws, s.data.order_id, i % 2 ? 'p1' : 'p2', 300)]);
     // As a provider does, a sender resends an event answered 409 SERIALIZATION_FAILURE (a concurrent booking won).
-    // CI saw two such answers in 48 once (2026-12-07); what must hold is that each refund is booked exactly once.
+    // CI saw two such answers in 48 once (2026-12-07): a deadlock between the one-event path (event id, then item)
+    // and another instance's group (item, then event id), fixed since (the lock-order test above). What must hold
+    // here is that each refund is booked exactly once.
     const resending = async (c: TestContext, event: object) => {
       for (let attempt = 1; ; attempt += 1) {
         const res = await signedEvent(c, event);

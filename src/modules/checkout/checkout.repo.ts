@@ -92,6 +92,8 @@ export async function recordEvents(
   events: Array<{ id: string; type: string; workspaceId: number | null; outcome: 'recorded' | 'ignored'; digest: Buffer }>,
 ): Promise<Set<string>> {
   if (events.length === 0) return new Set();
+  // In id order, so two groups recording some of the same ids wait for each other instead of deadlocking.
+  events = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const fresh = await sql<{ id: string }>`
     insert into checkout_events (id, type, workspace_id, outcome, body_digest)
     select x.id, x.type, x.workspace_id, x.outcome, x.body_digest

@@ -160,6 +160,13 @@ export class CheckoutEvents {
     const digest = digestOf(event);
     return inTransaction(this.db, async (tx) => {
       const workspaceId = data?.workspace_id ?? null;
+      // Locks in the group booking's order: a refund's item before its event id (the group locks its
+      // items, then records its ids). Recording the id first could deadlock with a group of another
+      // instance that holds the item and records the same id.
+      if (event.type === 'refund.created' && data) {
+        const refund = data as RefundCreatedData;
+        await lockCheckoutItems(tx, operatorScope(refund.workspace_id, 0), [{ orderId: refund.order_id, productId: refund.product_id }]);
+      }
       const fresh = await repo.recordEvent(tx, { id: event.id, type: event.type, workspaceId, outcome: known ? 'recorded' : 'ignored', digest });
       // A replay is answered before the rules below: an event recorded once stays answerable however they change.
       if (!fresh) return this.replay(tx, event.id, digest);
