@@ -219,7 +219,7 @@ describe('balance snapshots', () => {
     await a;
     const results = await fold;
     for (const result of results) expect(BigInt(result.horizon)).toBeGreaterThanOrEqual(BigInt(ids.rows[0]!.max));
-    expect(results.reduce((n, r) => n + BigInt(r.folded), 0n)).toBeGreaterThan(0n);
+    // Not which fold moved it: on a shared test database another file's runner may have folded first (CI saw that).
     await expectExact(db, l);
   }, 60_000);
 
