@@ -46,6 +46,9 @@ export function resolveLicenseKeyEncryptionKey(config: Config): Buffer {
 }
 
 export async function openMigratedDatabase(config: Config, log?: DbLogger): Promise<Database> {
+  // The migrations (about thirty modules) load while the database starts instead of after it; `migrate` imports
+  // the same module and finds it loaded, or reports its error.
+  import('./migrations/index.js').catch(() => undefined);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements, dataDir: config.dataDir, ...(log ? { log } : {}) });
   try {
     await migrate(database.db);

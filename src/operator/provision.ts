@@ -2,15 +2,21 @@ import { operatorScope } from '../platform/auth/scope.js';
 import type { Db } from '../platform/db/database.js';
 import { type Executor, inTransaction } from '../platform/db/transaction.js';
 import * as workspaces from '../modules/workspaces/index.js';
-import { type CreateProductBody, createProduct as createProductUseCase, listProducts as listProductsUseCase, toProductRow } from '../modules/products/index.js';
-import { type GenerateBody, generateSerials as generateSerialsUseCase } from '../modules/serials/index.js';
-import { LicenseKeyring } from '../modules/licensing/index.js';
-import { ReconcileRefused, Reconciliation, Transfers } from '../modules/ledger/index.js';
-import { createPayouts } from '../modules/payouts/index.js';
+import type { CreateProductBody } from '../modules/products/index.js';
+import type { GenerateBody } from '../modules/serials/index.js';
 
 // Operator use cases behind the `patchbay` CLI. They act with an operator scope (never reachable
 // from HTTP) and reuse the API's use cases wherever one exists, so a product or a serial made
 // here is made exactly as the API makes it.
+//
+// Only the workspaces module loads with this file: the workspace, account and member commands need nothing else,
+// and a CLI command's time is mostly its start-up (docs/performance.md, "Start-up"). The other modules load when a
+// command that uses them runs.
+const productsModule = () => import('../modules/products/index.js');
+const serialsModule = () => import('../modules/serials/index.js');
+const licensingModule = () => import('../modules/licensing/index.js');
+const ledgerModule = () => import('../modules/ledger/index.js');
+const payoutsModule = () => import('../modules/payouts/index.js');
 
 /** A refusal the operator can act on: printed as one line on stderr, exit 1. */
 export class OperatorError extends Error {}
@@ -177,13 +183,13 @@ export async function removeMember(db: Db, input: { workspaceId: number; account
 }
 
 export async function createProduct(db: Db, workspaceId: number, body: CreateProductBody) {
-  await requireWorkspace(db, workspaceId);
+  const [{ createProduct: createProductUseCase, toProductRow }] = await Promise.all([productsModule(), requireWorkspace(db, workspaceId)]);
   const row = toProductRow(await createProductUseCase(db, operatorScope(workspaceId, 0), body));
   return { ...row, productAppId: row.appId };
 }
 
 export async function listProducts(db: Db, workspaceId: number) {
-  await requireWorkspace(db, workspaceId);
+  const [{ listProducts: listProductsUseCase }] = await Promise.all([productsModule(), requireWorkspace(db, workspaceId)]);
   const scope = operatorScope(workspaceId, 0);
   const products = [];
   for (let page = 1; ; page++) {
@@ -195,7 +201,7 @@ export async function listProducts(db: Db, workspaceId: number) {
 }
 
 export async function generateSerials(db: Db, workspaceId: number, body: GenerateBody) {
-  await requireWorkspace(db, workspaceId);
+  const [{ generateSerials: generateSerialsUseCase }] = await Promise.all([serialsModule(), requireWorkspace(db, workspaceId)]);
   return generateSerialsUseCase(db, operatorScope(workspaceId, 0), body);
 }
 
@@ -205,7 +211,7 @@ export async function generateSerials(db: Db, workspaceId: number, body: Generat
  * a key the server cannot open, and every activation would fail.
  */
 export async function rotateLicenseKey(db: Db, encryptionKey: Buffer, workspaceId: number) {
-  await requireWorkspace(db, workspaceId);
+  const [{ LicenseKeyring }] = await Promise.all([licensingModule(), requireWorkspace(db, workspaceId)]);
   const keyring = new LicenseKeyring(db, encryptionKey);
   let previousKid: string;
   try {
@@ -230,7 +236,8 @@ export interface PayoutSettings {
  * code (buildApp's `payouts.providers`), so here a live transfer's provider is "not configured":
  * a `--live` run skips, and reconciling a live transfer needs --without-provider.
  */
-function payouts(db: Db, settings: PayoutSettings) {
+async function payouts(db: Db, settings: PayoutSettings) {
+  const [{ Reconciliation, Transfers }, { createPayouts }] = await Promise.all([ledgerModule(), payoutsModule()]);
   const { providers } = createPayouts(db, { publicBaseUrl: settings.publicBaseUrl });
   return {
     transfers: new Transfers(db, providers, BigInt(settings.payouts.minimumMinorUnits), { leaseSeconds: settings.payouts.transferLeaseSeconds }),
@@ -238,16 +245,17 @@ function payouts(db: Db, settings: PayoutSettings) {
   };
 }
 
-export const runPayouts = (db: Db, settings: PayoutSettings, livemode: boolean) => payouts(db, settings).transfers.run(livemode);
+export const runPayouts = async (db: Db, settings: PayoutSettings, livemode: boolean) => (await payouts(db, settings)).transfers.run(livemode);
 
 export async function listTransfersToReconcile(db: Db, settings: PayoutSettings, filter: { workspaceId?: number | undefined }) {
   if (filter.workspaceId !== undefined) await requireWorkspace(db, filter.workspaceId);
-  return payouts(db, settings).reconciliation.list(filter);
+  return (await payouts(db, settings)).reconciliation.list(filter);
 }
 
 export async function reconcileTransfer(db: Db, settings: PayoutSettings, input: { transferId: number; outcome: 'paid' | 'returned'; reason: string; withoutProvider: boolean }) {
+  const [{ reconciliation }, { ReconcileRefused }] = await Promise.all([payouts(db, settings), ledgerModule()]);
   try {
-    return await payouts(db, settings).reconciliation.settle(input);
+    return await reconciliation.settle(input);
   } catch (error) {
     throw error instanceof ReconcileRefused ? new OperatorError(error.message) : error;
   }
