@@ -4,7 +4,8 @@
 # Run it with PostgreSQL and Redis: compose.yaml (docker compose up --build). See docs/operations.md, "Container image".
 
 # Build: every dependency (the TypeScript toolchain included), then the build that `npm ci` runs as its prepare
-# script: the server into dist/ (esbuild, one file per source file) and the web front end into web/dist/.
+# script: the server into dist/ (esbuild, one file per source file, three dependencies bundled into dist/vendor/) and the
+# web front end into web/dist/.
 # Installed without scripts first, so this layer is reused while only the sources change.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app

@@ -322,9 +322,10 @@ describeOwnEmbeddedDatabase('patchbay usage', () => {
   });
 
   it('prints the usage without loading a dependency: no web framework, no database layer, no schema library', async () => {
-    // An ESM loader hook logs every module the CLI loads from node_modules (docs/performance.md, "Start-up").
+    // An ESM loader hook logs every module the CLI loads from node_modules or from the build's bundles of
+    // dependencies, dist/vendor/ (docs/performance.md, "Start-up").
     const log = path.join(dir, 'loaded.log');
-    const hooks = `import fs from 'node:fs'; export async function load(url, context, next) { if (url.includes('/node_modules/')) fs.appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
+    const hooks = `import fs from 'node:fs'; export async function load(url, context, next) { if (url.includes('/node_modules/') || url.includes('/dist/vendor/')) fs.appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
     const preload = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
     const outcome = await cliWithEnv({ NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(preload)}` }, dir, '--help');
     expect(outcome.code).toBe(0);
@@ -333,7 +334,7 @@ describeOwnEmbeddedDatabase('patchbay usage', () => {
     expect(loaded).toBe('');
     // The hook itself works: a command that opens the database loads its layer.
     await cliWithEnv({ NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(preload)}` }, dir, 'workspace', 'list');
-    expect(await fs.readFile(log, 'utf8')).toContain('/node_modules/kysely/');
+    expect(await fs.readFile(log, 'utf8')).toContain('/dist/vendor/kysely.js');
   });
 
   it('refuses a bad configuration with the message on stderr', async () => {
