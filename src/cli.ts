@@ -1,6 +1,13 @@
+import { setFlagsFromString } from 'node:v8';
 import type { Database } from './platform/db/database.js';
 import { parseOptions, UsageError } from './cli/args.js';
 import { type Command, COMMANDS } from './cli/commands.js';
+
+// A command is over in about a second, so the embedded database's WebAssembly runs as V8's baseline compiler
+// (Liftoff) makes it and is never recompiled by the optimising one: that compilation costs a short command about
+// 0.35 s of CPU on two cores and pays back only after seconds of queries (docs/performance.md, "Start-up"). The
+// server keeps the default. Set before anything compiles WebAssembly; it changes nothing on PostgreSQL.
+setFlagsFromString('--liftoff-only');
 
 // The `patchbay` operator command. stdout carries JSON only (help text when asked for it), so
 // `| jq` always works; every message goes to stderr. Exit 0 on success, 2 for a usage error,

@@ -35,6 +35,20 @@ function serializeError(error: unknown): SerializedDbError {
 }
 
 async function main(): Promise<void> {
+  // While PGlite starts, nothing holds this thread's event loop open: it runs out between two steps of the start
+  // (V8 hands back the compiled WebAssembly through tasks, not handles), and Node then waits for every background
+  // task of the isolate before it goes on — here the optimising compilation of PostgreSQL's hot functions, about
+  // 0.25 s on a quiet machine, during which no message is read. A timer that never fires keeps the loop open until
+  // the request handler below does (docs/performance.md, "Start-up").
+  const keepOpen = setInterval(() => undefined, 1 << 30);
+  try {
+    await start();
+  } finally {
+    clearInterval(keepOpen);
+  }
+}
+
+async function start(): Promise<void> {
   const { location, template } = workerData as WorkerStart;
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
