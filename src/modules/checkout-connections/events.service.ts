@@ -97,7 +97,7 @@ export class ConnectionEvents {
 
   private async verify(provider: CheckoutProvider, raw: Buffer, headers: Headers, secret: string): Promise<VerifiedEvent> {
     try {
-      if (provider === 'stripe') return verifyStripe(raw, headers, secret);
+      if (provider === 'stripe') return await verifyStripe(raw, headers, secret);
       if (provider === 'paddle') return await verifyPaddle(raw, headers, secret);
       return verifyLemonSqueezy(raw, headers, secret);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { LogLevel, Paddle } from '@paddle/paddle-node-sdk';
+import type { Paddle } from '@paddle/paddle-node-sdk';
 import type { EventAction, SaleLine, VerifiedEvent } from './provider-events.js';
 import { digits, reader, SignatureRejected, timeOf } from './payload.js';
 
@@ -9,12 +9,16 @@ import { digits, reader, SignatureRejected, timeOf } from './payload.js';
 // items it names. A transaction names its customer by id only: `customer.created` and
 // `customer.updated` bring the e-mail and name, and a sale that arrives first waits for them.
 
-// The SDK's webhook helper needs the runtime the Paddle client sets up; no API key is used.
-const paddle = new Paddle('webhook-verification-only', { logLevel: LogLevel.error });
+// The SDK's webhook helper needs the runtime the Paddle client sets up; no API key is used. The SDK is about 970
+// modules: it loads with the first Paddle event, not with the server (docs/performance.md, "Start-up").
+let client: Promise<Paddle> | undefined;
+const paddleClient = () =>
+  (client ??= import('@paddle/paddle-node-sdk').then(({ LogLevel, Paddle }) => new Paddle('webhook-verification-only', { logLevel: LogLevel.error })));
 
 export async function verifyPaddle(raw: Buffer, headers: Record<string, string | string[] | undefined>, secret: string): Promise<VerifiedEvent> {
   const header = typeof headers['paddle-signature'] === 'string' ? headers['paddle-signature'] : '';
   const body = raw.toString('utf8');
+  const paddle = await paddleClient();
   try {
     await paddle.webhooks.unmarshal(body, secret, header);
   } catch (error) {

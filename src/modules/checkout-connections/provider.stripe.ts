@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { EventAction, SaleLine, VerifiedEvent } from './provider-events.js';
 import { PayloadUnreadable, reader, SignatureRejected, timeOf } from './payload.js';
 
@@ -8,6 +8,11 @@ import { PayloadUnreadable, reader, SignatureRejected, timeOf } from './payload.
 // not put its line items in the event, so they are listed with the connection's restricted API key
 // through the same library, or the seller names one Patchbay product in the session's metadata.
 
+// The library is about 260 modules: it loads with the first Stripe event, not with the server (docs/performance.md,
+// "Start-up").
+let library: Promise<typeof Stripe> | undefined;
+const stripeLibrary = () => (library ??= import('stripe').then((m) => m.default));
+
 /** Where the library reaches Stripe's API (tests: a local server answering as Stripe). */
 export interface StripeApiOptions {
   host?: string;
@@ -15,8 +20,9 @@ export interface StripeApiOptions {
   protocol?: 'http' | 'https';
 }
 
-export function verifyStripe(raw: Buffer, headers: Record<string, string | string[] | undefined>, secret: string): VerifiedEvent {
+export async function verifyStripe(raw: Buffer, headers: Record<string, string | string[] | undefined>, secret: string): Promise<VerifiedEvent> {
   const header = headers['stripe-signature'];
+  const Stripe = await stripeLibrary();
   try {
     return readStripeEvent(Stripe.webhooks.constructEvent(raw, typeof header === 'string' ? header : '', secret));
   } catch (error) {
@@ -97,6 +103,7 @@ function namedProduct(metadata: Record<string, string> | null | undefined): numb
 }
 
 async function listLineItems(sessionId: string, apiKey: string, api: StripeApiOptions): Promise<SaleLine[]> {
+  const Stripe = await stripeLibrary();
   const stripe = new Stripe(apiKey, { ...api, maxNetworkRetries: 1, timeout: 10_000, telemetry: false });
   let page: unknown;
   try {
