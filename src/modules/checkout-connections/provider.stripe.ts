@@ -9,9 +9,8 @@ import { PayloadUnreadable, reader, SignatureRejected, timeOf } from './payload.
 // through the same library, or the seller names one Patchbay product in the session's metadata.
 
 // The library is about 260 modules: it loads with the first Stripe event, not with the server (docs/performance.md,
-// "Start-up").
-let library: Promise<typeof Stripe> | undefined;
-const stripeLibrary = () => (library ??= import('stripe').then((m) => m.default));
+// "Start-up"); Node keeps it loaded after that.
+const stripeLibrary = async (): Promise<typeof Stripe> => (await import('stripe')).default;
 
 /** Where the library reaches Stripe's API (tests: a local server answering as Stripe). */
 export interface StripeApiOptions {
