@@ -70,13 +70,16 @@ describe('GET …/plugin-package', () => {
     expect(manifest.files.length).toBeGreaterThan(1);
     expect(keyIn(archive.files)).toMatch(/^pk_live_/);
 
+    // The download is recorded once its last byte is sent, which can be after the client has the whole answer.
+    const actions = async () => (await ctx().database.db.selectFrom('package_activity').where('workspace_id', '=', ws.workspaceId).select('action').orderBy('id').execute()).map((a) => a.action);
+    await expect.poll(actions, { timeout: 10_000, interval: 20 }).toEqual(['built', 'downloaded']);
+
     // The same request again: the stored package, no new build.
     const again = (await getPackage(ctx(), ws, `?variant=${variant}&uiWidth=800&uiHeight=500&experienceMode=storefront-validation`)).json();
     expect(again.url.split('?')[0]).toBe(link.url.split('?')[0]);
     const builds = await ctx().database.db.selectFrom('package_builds').where('workspace_id', '=', ws.workspaceId).select('id').execute();
     expect(builds).toHaveLength(1);
-    const activity = await ctx().database.db.selectFrom('package_activity').where('workspace_id', '=', ws.workspaceId).select('action').orderBy('id').execute();
-    expect(activity.map((a) => a.action)).toEqual(['built', 'downloaded', 'reused']);
+    expect(await actions()).toEqual(['built', 'downloaded', 'reused']);
   });
 
   it('embeds a product key that the licensing runtime accepts for the product', async () => {
